@@ -1,0 +1,383 @@
+"""Gymnasium environments ``DicePoker-v0`` (five dice) and ``DicePoker6-v0`` (six dice)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from agents import Agent, make_agent
+from envs.rules.dice_hands import DiceHand
+from envs.rules.dice_poker import (
+    MAX_ROLLS,
+    DicePokerGame,
+    DicePokerRules,
+    roll_for_first,
+    turn_order,
+)
+
+RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
+
+
+def obs_fields(n_dice: int) -> list[tuple[str, int]]:
+    """The observation's named slices, in order, as (name, length)."""
+    return [
+        ("dice", n_dice),
+        ("frozen", n_dice),
+        ("face_counts", 6),
+        ("rolls_used", 1),
+        ("hand", 4),
+        ("best", 4),
+        ("best_count", 1),
+        ("players_after", 1),
+        ("round_players", 1),
+        ("pot", 1),
+        ("playoff", 1),
+        ("seat", 1),
+        ("position", 1),
+        ("games_left", 1),
+        ("chips", 1),
+    ]
+
+
+def obs_size(n_dice: int) -> int:
+    return sum(n for _, n in obs_fields(n_dice))
+
+
+def _hand_vector(hand: DiceHand | None) -> list[float]:
+    if hand is None:
+        return [-1.0, 0.0, 0.0, 0.0]
+    tb = list(hand.tiebreak) + [0] * (2 - len(hand.tiebreak))
+    if len(hand.tiebreak) == 1:  # points decide: keep the tie-break slots empty
+        tb = [0, 0]
+    return [float(hand.rank), float(hand.points), float(tb[0]), float(tb[1])]
+
+
+def observe(game: DicePokerGame, seat: int, games_left: int = 0, chips: float = 0.0) -> np.ndarray:
+    """The observation of ``seat`` while ``game`` waits for the current player."""
+    n = game.rules.n_dice
+    best, best_count = game.best_so_far()
+    own_turn = game.current_player == seat
+    dice = list(game.dice) if own_turn else [0] * n
+    frozen = [float(f) for f in game.frozen] if own_turn else [0.0] * n
+    counts = [0] * 6
+    for d in dice:
+        if d:
+            counts[d - 1] += 1
+    order = game.round_order
+    vec = [
+        *dice,
+        *frozen,
+        *counts,
+        game.rolls_used if own_turn else 0,
+        *(_hand_vector(game.rules.rank(game.dice)) if own_turn else _hand_vector(None)),
+        *_hand_vector(best),
+        best_count,
+        game.players_after if not game.done else 0,
+        len(order),
+        game.pot,
+        game.playoff,
+        seat,
+        order.index(seat) if seat in order else -1,
+        games_left,
+        chips,
+    ]
+    return np.asarray(vec, dtype=np.float32)
+
+
+def decode_observation(obs: np.ndarray, n_dice: int = 5) -> dict[str, np.ndarray | float]:
+    """Split an observation into its named fields (scalars as floats)."""
+    obs = np.asarray(obs)
+    if obs.shape != (obs_size(n_dice),):
+        raise ValueError(
+            f"expected an observation of shape ({obs_size(n_dice)},) for {n_dice} dice, "
+            f"got {obs.shape}"
+        )
+    out: dict[str, np.ndarray | float] = {}
+    i = 0
+    for name, length in obs_fields(n_dice):
+        part = obs[i : i + length]
+        out[name] = float(part[0]) if length == 1 else part.copy()
+        i += length
+    return out
+
+
+@dataclass
+class _Table:
+    """The players around the table for one episode."""
+
+    n_players: int
+    agent_seat: int
+    opponents: dict[int, Agent]
+
+
+def render_game(game: DicePokerGame, labels: dict[int, str]) -> str:
+    """A text table of every round: each player's rolls and hand."""
+    lines = []
+    for k, rnd in enumerate(game.rounds):
+        title = "main round" if k == 0 else f"play-off {k}"
+        lines.append(f"-- {title} (pot {game.pot}) --")
+        for t in rnd:
+            rolls = "  ".join("".join(map(str, r)) for r in t.rolls)
+            hand = f"{t.hand.name} ({t.hand.points})" if t.hand else "rolling..."
+            mark = " <- winner" if k == game.playoff and t.seat == game.winner else ""
+            lines.append(f"  seat {t.seat} {labels[t.seat]:<10} {rolls:<22} {hand}{mark}")
+    if not game.done:
+        frozen = "".join("*" if f else "." for f in game.frozen)
+        lines.append(
+            f"seat {game.current_player} to act: dice {list(game.dice)} frozen {frozen} "
+            f"roll {game.rolls_used}/{MAX_ROLLS}"
+        )
+    return "\n".join(lines)
+
+
+class DicePokerEnv(gym.Env):
+    """
+    ## Description
+
+    Prison dice poker ("зарики", RULES.md sections 1 and 2) for one learning
+    player against opponents that are Agents. Each player in turn rolls all
+    dice, then may re-roll some of them twice; with the frozen-dice rule a
+    die kept after the first roll may not be re-rolled at the third. The
+    highest hand takes the pot; players tied for the best play a play-off
+    among themselves (no new ante) until one wins. ``DicePoker-v0`` plays
+    five dice, ``DicePoker6-v0`` six.
+
+    ## Action Space
+
+    ``Discrete(2**n_dice)``: the bit set of dice to re-roll, bit ``i`` = the
+    ``i``-th die of the observation's ``dice`` (sorted ascending); ``0``
+    stands. :meth:`action_masks` (and ``info["action_mask"]``) forbids
+    re-rolling frozen dice. An illegal action raises ``ValueError`` and
+    changes nothing.
+
+    ## Observation Space
+
+    A flat ``Box(float32)`` of ``2*n_dice + 24`` values (34 for five dice):
+
+    | index (5 dice) | field | meaning |
+    |---|---|---|
+    | 0-4 | dice | own dice, sorted ascending (faces 1-6) |
+    | 5-9 | frozen | 1 where the die may not be re-rolled any more |
+    | 10-15 | face_counts | how many ones .. sixes |
+    | 16 | rolls_used | 1, 2 (the third roll ends the turn) |
+    | 17-20 | hand | own hand: rank, points, tie-break faces (0, 0 unless a face variant) |
+    | 21-24 | best | best finished hand of this round, same layout; rank -1 if none |
+    | 25 | best_count | how many finished players hold that best hand |
+    | 26 | players_after | players of this round still to roll after you |
+    | 27 | round_players | players in this round (all, or the tied in a play-off) |
+    | 28 | pot | chips in the pot |
+    | 29 | playoff | 0 in the main round, k in the k-th play-off |
+    | 30 | seat | your seat at the table |
+    | 31 | position | your place in this round's order (0 = first to roll) |
+    | 32 | games_left | games of the circle still to come after this one |
+    | 33 | chips | your net chips so far this episode |
+
+    For six dice every index from ``dice`` on shifts by the two extra dice.
+    Hand ranks follow RULES.md (five dice: nothing 0 .. poker 6; six dice:
+    nothing 0 .. poker 10). :func:`decode_observation` splits a vector into
+    these fields. Only the best finished hand matters for who wins, so the
+    observation carries that rather than every earlier player's dice.
+
+    ## Rewards
+
+    Net chips of each game for the learning player, paid when the game ends:
+    ``pot - ante`` to the winner, ``-ante`` otherwise (``+2``/``-1`` with
+    three players and ``ante=1``). Zero on every other step.
+
+    ## Episode End
+
+    Terminates when the game (``episode="game"``) or the whole circle of
+    ``n_players`` games (``episode="circle"``) is decided, play-offs
+    included. Never truncated.
+
+    ## Arguments
+
+    - ``n_dice``: 5 or 6 (set by the id).
+    - ``n_players`` (3): players at the table, 2-6.
+    - ``opponents`` ("heuristic"): an agent spec or Agent for every opponent,
+      or a list of ``n_players - 1`` of them in seat order skipping yours.
+    - ``agent_seat`` ("random"): your seat, or ``"random"`` for a new one each episode.
+    - ``first_player`` ("roll"): who starts the first game: decided by each
+      player rolling one die (highest starts, ties re-roll), or a fixed seat.
+    - ``episode`` ("game"): ``"game"`` or ``"circle"`` (one game started by each seat in turn).
+    - Rules: ``ante`` (1), ``lock_kept_dice`` (True), ``full_house_tiebreak``
+      ("sum" | "triple"), ``two_pairs_tiebreak`` ("sum" | "high_pair"),
+      ``six_dice_low_hands`` (True), ``pyramid`` ("monotone" | "ascending" | "any").
+    - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it.
+
+    ## Version History
+
+    - v0: first version.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        n_dice: int = 5,
+        n_players: int = 3,
+        opponents: str | Agent | Sequence[str | Agent] = "heuristic",
+        agent_seat: int | str = "random",
+        first_player: int | str = "roll",
+        episode: str = "game",
+        render_mode: str | None = None,
+        **rules,
+    ) -> None:
+        unknown = sorted(set(rules) - set(RULE_KWARGS))
+        if unknown:
+            raise TypeError(
+                f"unknown argument(s) {unknown} for DicePokerEnv; rule options are {RULE_KWARGS}"
+            )
+        self.rules = DicePokerRules(n_dice=n_dice, **rules)
+        if not isinstance(n_players, int) or not 2 <= n_players <= 6:
+            raise ValueError(f"n_players must be 2..6, got {n_players!r}")
+        if agent_seat != "random" and agent_seat not in range(n_players):
+            raise ValueError(
+                f"agent_seat must be 'random' or 0..{n_players - 1}, got {agent_seat!r}"
+            )
+        if first_player != "roll" and first_player not in range(n_players):
+            raise ValueError(
+                f"first_player must be 'roll' or 0..{n_players - 1}, got {first_player!r}"
+            )
+        if episode not in ("game", "circle"):
+            raise ValueError(f"episode must be 'game' or 'circle', got {episode!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.n_players = n_players
+        self.agent_seat_option = agent_seat
+        self.first_player = first_player
+        self.episode = episode
+        self.render_mode = render_mode
+        game_name = "dice_poker" if n_dice == 5 else "dice_poker6"
+        specs = [opponents] * (n_players - 1) if isinstance(opponents, str | Agent) else opponents
+        if len(specs) != n_players - 1:
+            raise ValueError(
+                f"opponents lists {len(specs)} agents but {n_players} players need {n_players - 1}"
+            )
+        self._opponents = [make_agent(s, game_name, **rules) for s in specs]
+        self.action_space = spaces.Discrete(self.rules.n_actions)
+        self.observation_space = spaces.Box(
+            low=-1.0, high=np.inf, shape=(obs_size(n_dice),), dtype=np.float32
+        )
+        self.game: DicePokerGame | None = None
+
+    # -- gymnasium API -------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if options:
+            raise ValueError(f"DicePokerEnv.reset takes no options, got {options!r}")
+        rng = self.np_random
+        for agent in self._opponents:
+            agent.seed(int(rng.integers(2**63)))
+        seat = (
+            int(rng.integers(self.n_players))
+            if self.agent_seat_option == "random"
+            else self.agent_seat_option
+        )
+        others = [s for s in range(self.n_players) if s != seat]
+        self._table = _Table(self.n_players, seat, dict(zip(others, self._opponents, strict=True)))
+        if self.first_player == "roll":
+            self._first, self.seating_rolls = roll_for_first(self.n_players, rng)
+        else:
+            self._first, self.seating_rolls = self.first_player, []
+        self._games_played = 0
+        self._chips = dict.fromkeys(range(self.n_players), 0.0)
+        self._new_game()
+        reward = self._advance()
+        assert reward == 0.0, "the learning player plays in every main round"
+        return self._obs(), self._info()
+
+    def step(self, action):
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        if self.game.done:
+            raise RuntimeError("the episode is over; call reset()")
+        self.game.step(action)
+        reward = self._advance()
+        terminated = self.game.done
+        if self.render_mode == "human":
+            print(self.render_text())
+        return self._obs(), reward, terminated, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions now (all False once the episode is over)."""
+        if self.game is None or self.game.done:
+            return np.zeros(self.rules.n_actions, dtype=bool)
+        return self.game.action_mask()
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        text = self.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def render_text(self) -> str:
+        if self.game is None:
+            return "(not started: call reset())"
+        labels = {s: a.name for s, a in self._table.opponents.items()}
+        labels[self._table.agent_seat] = "you"
+        header = (
+            f"Dice poker, {self.rules.n_dice} dice, {self.n_players} players, "
+            f"game {self._games_played + 1 - self.game.done}"
+            f"{'/' + str(self.n_players) if self.episode == 'circle' else ''}; "
+            f"your net chips {self._chips[self.agent_seat]:+g}"
+        )
+        return header + "\n" + render_game(self.game, labels)
+
+    # -- internals -------------------------------------------------------------
+    @property
+    def agent_seat(self) -> int:
+        return self._table.agent_seat
+
+    def _games_left(self) -> int:
+        return self.n_players - self._games_played - 1 if self.episode == "circle" else 0
+
+    def _new_game(self) -> None:
+        first = (self._first + self._games_played) % self.n_players
+        self.game = DicePokerGame(turn_order(first, self.n_players), self.np_random, self.rules)
+
+    def _advance(self) -> float:
+        """Let opponents play until the learning player must act or the episode ends."""
+        reward = 0.0
+        while True:
+            game = self.game
+            if game.done:
+                for s, gain in game.payoffs().items():
+                    self._chips[s] += gain
+                reward += game.payoffs()[self.agent_seat]
+                self._games_played += 1
+                if self._games_left() < 0 or self.episode == "game":
+                    return reward
+                self._new_game()
+                continue
+            seat = game.current_player
+            if seat == self.agent_seat:
+                return reward
+            obs = observe(game, seat, self._games_left(), self._chips[seat])
+            game.step(self._table.opponents[seat].act(obs, game.action_mask()))
+
+    def _obs(self) -> np.ndarray:
+        return observe(
+            self.game, self.agent_seat, max(self._games_left(), 0), self._chips[self.agent_seat]
+        )
+
+    def _info(self) -> dict:
+        info = {
+            "action_mask": self.action_masks(),
+            "seat": self.agent_seat,
+            "chips": self._chips[self.agent_seat],
+        }
+        if self.game.done:
+            info["winner"] = self.game.winner
+        return info

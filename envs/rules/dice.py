@@ -1,0 +1,68 @@
+"""Dice as sorted multisets, rolls and re-roll (hold) masks.
+
+Pure helpers shared by every dice game. Randomness always comes in as a
+``numpy.random.Generator``; nothing here keeps global state.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from functools import cache
+from math import factorial
+
+import numpy as np
+
+FACES = (1, 2, 3, 4, 5, 6)
+
+
+def check_dice(dice: Iterable[int], n_dice: int | None = None) -> tuple[int, ...]:
+    """Return ``dice`` as a tuple of ints, raising ``ValueError`` on a bad face or count."""
+    values = tuple(int(d) for d in dice)
+    bad = [d for d in values if d not in FACES]
+    if bad:
+        raise ValueError(f"dice faces must be 1..6, got {bad} in {list(values)}")
+    if n_dice is not None and len(values) != n_dice:
+        raise ValueError(f"expected {n_dice} dice, got {len(values)}: {list(values)}")
+    return values
+
+
+def face_counts(dice: Iterable[int]) -> tuple[int, ...]:
+    """Counts of faces 1..6 as a 6-tuple."""
+    counts = [0] * 6
+    for d in dice:
+        counts[d - 1] += 1
+    return tuple(counts)
+
+
+def roll(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Roll ``n`` fair dice."""
+    return rng.integers(1, 7, size=n, dtype=np.int64)
+
+
+def reroll_bits(mask: int, n_dice: int) -> list[int]:
+    """Positions whose bit is set in ``mask`` (bit i = die i)."""
+    return [i for i in range(n_dice) if mask >> i & 1]
+
+
+@cache
+def multisets(n: int) -> tuple[tuple[int, ...], ...]:
+    """All sorted multisets of ``n`` dice (252 for five, 462 for six, 1 for none)."""
+    return tuple(itertools.combinations_with_replacement(FACES, n))
+
+
+def multiset_probability(dice: Sequence[int]) -> float:
+    """Probability that rolling ``len(dice)`` fair dice gives this multiset."""
+    n = len(dice)
+    ways = factorial(n)
+    for c in Counter(dice).values():
+        ways //= factorial(c)
+    return ways / 6**n
+
+
+@cache
+def outcome_distribution(n: int) -> tuple[tuple[tuple[int, ...], ...], np.ndarray]:
+    """Every multiset of ``n`` rolled dice with its exact probability."""
+    outs = multisets(n)
+    return outs, np.array([multiset_probability(m) for m in outs])

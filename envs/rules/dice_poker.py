@@ -1,0 +1,243 @@
+"""One game of prison dice poker as a state machine (RULES.md sections 1 and 2).
+
+A game: every player antes into the pot, then players roll in turn order.
+A turn is up to three rolls; an action is the bit set of dice to re-roll
+(bit i = the i-th die of :attr:`DicePokerGame.dice`), 0 = stand. With
+``lock_kept_dice`` (default) a die kept after roll 1 is frozen, so roll 3 may
+only re-roll dice that roll 2 re-rolled. Players tied for the best hand play
+a play-off (no new ante) until one wins the pot.
+
+Dice are kept sorted by face (unfrozen before frozen on equal faces) so that
+equal situations look the same; the frozen flags move with their dice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from envs.rules.dice import roll
+from envs.rules.dice_hands import HAND_OPTIONS, DiceHand, check_variant, rank_dice
+
+MAX_ROLLS = 3
+
+
+@dataclass(frozen=True)
+class DicePokerRules:
+    """Every option of prison dice poker; the defaults are RULES.md's."""
+
+    n_dice: int = 5
+    ante: int = 1
+    lock_kept_dice: bool = True
+    full_house_tiebreak: str = "sum"
+    two_pairs_tiebreak: str = "sum"
+    six_dice_low_hands: bool = True
+    pyramid: str = "monotone"
+
+    def __post_init__(self) -> None:
+        if self.n_dice not in (5, 6):
+            raise ValueError(f"n_dice must be 5 or 6, got {self.n_dice!r}")
+        if not isinstance(self.ante, int) or self.ante < 0:
+            raise ValueError(f"ante must be a whole number of chips >= 0, got {self.ante!r}")
+        if not isinstance(self.lock_kept_dice, bool):
+            raise ValueError(f"lock_kept_dice must be True or False, got {self.lock_kept_dice!r}")
+        check_variant(**self.hand_variant)
+
+    @property
+    def hand_variant(self) -> dict:
+        """The keyword arguments of :func:`rank_dice` for these rules."""
+        return {k: getattr(self, k) for k in HAND_OPTIONS}
+
+    def rank(self, dice: Sequence[int]) -> DiceHand:
+        return rank_dice(dice, **self.hand_variant)
+
+    @property
+    def n_actions(self) -> int:
+        return 2**self.n_dice
+
+
+@dataclass
+class Turn:
+    """What one player did in one round: every roll's dice and the final hand."""
+
+    seat: int
+    rolls: list[tuple[int, ...]] = field(default_factory=list)
+    hand: DiceHand | None = None
+
+
+def roll_for_first(n_players: int, rng: np.random.Generator) -> tuple[int, list[dict[int, int]]]:
+    """Each player rolls one die; the highest starts, tied highest re-roll among themselves.
+
+    Returns the starting seat and every round of rolls (seat -> face).
+    """
+    if n_players < 2:
+        raise ValueError(f"prison dice poker needs at least 2 players, got {n_players}")
+    contenders = list(range(n_players))
+    rounds: list[dict[int, int]] = []
+    while True:
+        faces = dict(zip(contenders, roll(rng, len(contenders)).tolist(), strict=True))
+        rounds.append(faces)
+        top = max(faces.values())
+        contenders = [s for s, f in faces.items() if f == top]
+        if len(contenders) == 1:
+            return contenders[0], rounds
+
+
+def turn_order(first: int, n_players: int) -> list[int]:
+    """Seats in playing order, passing to the left (increasing seat numbers)."""
+    return [(first + i) % n_players for i in range(n_players)]
+
+
+class DicePokerGame:
+    """One game, play-offs included. Mutable; :meth:`copy` gives an independent one.
+
+    ``order`` is the seats in turn order. The game owns ``rng`` for its rolls.
+    """
+
+    def __init__(
+        self,
+        order: Sequence[int],
+        rng: np.random.Generator,
+        rules: DicePokerRules | None = None,
+    ) -> None:
+        self.rules = rules or DicePokerRules()
+        self.order = [int(s) for s in order]
+        if len(self.order) < 2 or len(set(self.order)) != len(self.order):
+            raise ValueError(f"a game needs 2 or more distinct seats in order, got {self.order}")
+        self.rng = rng
+        self.pot = self.rules.ante * len(self.order)
+        self.rounds: list[list[Turn]] = []
+        self.winner: int | None = None
+        self._start_round(self.order)
+
+    # -- state ---------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def playoff(self) -> int:
+        """0 in the main round, k in the k-th play-off."""
+        return len(self.rounds) - 1
+
+    @property
+    def round_order(self) -> list[int]:
+        return [t.seat for t in self.rounds[-1]]
+
+    @property
+    def current_player(self) -> int | None:
+        return None if self.done else self.rounds[-1][self._turn].seat
+
+    @property
+    def players_after(self) -> int:
+        """How many players of this round still roll after the current one."""
+        return len(self.rounds[-1]) - self._turn - 1
+
+    @property
+    def finished_hands(self) -> list[DiceHand]:
+        """Hands of the players of this round who already finished."""
+        return [t.hand for t in self.rounds[-1][: self._turn] if t.hand is not None]
+
+    def best_so_far(self) -> tuple[DiceHand | None, int]:
+        """The best finished hand of this round and how many players hold it."""
+        hands = self.finished_hands
+        if not hands:
+            return None, 0
+        best = max(hands)
+        return best, sum(h == best for h in hands)
+
+    def frozen_mask(self) -> int:
+        return sum(1 << i for i, f in enumerate(self.frozen) if f)
+
+    def legal_actions(self) -> list[int]:
+        """Re-roll bit sets allowed now; 0 (stand) is always allowed while the game runs."""
+        if self.done or self.rolls_used >= MAX_ROLLS:
+            return []
+        frozen = self.frozen_mask()
+        return [a for a in range(self.rules.n_actions) if a & frozen == 0]
+
+    def action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.rules.n_actions, dtype=bool)
+        mask[self.legal_actions()] = True
+        return mask
+
+    def payoffs(self) -> dict[int, int]:
+        """Net chips of this game per seat (zero-sum); only once the game is done."""
+        if not self.done:
+            raise RuntimeError("the game is not finished; payoffs are not known yet")
+        ante = self.rules.ante
+        return {s: (self.pot - ante if s == self.winner else -ante) for s in self.order}
+
+    def copy(self) -> DicePokerGame:
+        new = object.__new__(DicePokerGame)
+        new.__dict__.update(self.__dict__)
+        new.rng = np.random.Generator(type(self.rng.bit_generator)())
+        new.rng.bit_generator.state = self.rng.bit_generator.state
+        new.rounds = [[Turn(t.seat, list(t.rolls), t.hand) for t in r] for r in self.rounds]
+        return new
+
+    # -- transitions ---------------------------------------------------------
+    def step(self, action: int) -> None:
+        """Re-roll the dice whose bits are set in ``action``; 0 stands.
+
+        Raises ``ValueError`` naming the legal actions, leaving the game unchanged.
+        """
+        legal = self.legal_actions()
+        if not isinstance(action, int | np.integer) or int(action) not in legal:
+            raise ValueError(
+                f"illegal action {action!r} for seat {self.current_player}: "
+                f"legal re-roll bit sets now are {legal}"
+                + (" (the game is over)" if self.done else "")
+            )
+        action = int(action)
+        if action == 0:
+            self._end_turn()
+            return
+        n = self.rules.n_dice
+        rerolled = [bool(action >> i & 1) for i in range(n)]
+        dice = list(self.dice)
+        new = roll(self.rng, sum(rerolled)).tolist()
+        for i in range(n):
+            if rerolled[i]:
+                dice[i] = new.pop()
+        self.rolls_used += 1
+        if self.rules.lock_kept_dice and self.rolls_used == 2:
+            frozen = [not r for r in rerolled]
+        else:
+            frozen = list(self.frozen)
+        self._set_dice(dice, frozen)
+        if self.rolls_used == MAX_ROLLS:
+            self._end_turn()
+
+    def _set_dice(self, dice: list[int], frozen: list[bool]) -> None:
+        pairs = sorted(zip(dice, frozen, strict=True))
+        self.dice = tuple(d for d, _ in pairs)
+        self.frozen = tuple(f for _, f in pairs)
+        self.rounds[-1][self._turn].rolls.append(self.dice)
+
+    def _start_round(self, seats: list[int]) -> None:
+        self.rounds.append([Turn(s) for s in seats])
+        self._turn = 0
+        self._start_turn()
+
+    def _start_turn(self) -> None:
+        self.rolls_used = 1
+        self._set_dice(roll(self.rng, self.rules.n_dice).tolist(), [False] * self.rules.n_dice)
+
+    def _end_turn(self) -> None:
+        turn = self.rounds[-1][self._turn]
+        turn.hand = self.rules.rank(self.dice)
+        if self._turn + 1 < len(self.rounds[-1]):
+            self._turn += 1
+            self._start_turn()
+            return
+        best = max(t.hand for t in self.rounds[-1])
+        tied = [t.seat for t in self.rounds[-1] if t.hand == best]
+        if len(tied) == 1:
+            self.winner = tied[0]
+            self._turn += 1
+        else:
+            # Play-off among the tied, in this round's order from the earliest tied.
+            self._start_round(tied)
