@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
 import gymnasium as gym
 import numpy as np
@@ -11,13 +11,7 @@ from gymnasium import spaces
 
 from agents import Agent, make_agent
 from envs.rules.dice_hands import DiceHand
-from envs.rules.dice_poker import (
-    MAX_ROLLS,
-    DicePokerGame,
-    DicePokerRules,
-    roll_for_first,
-    turn_order,
-)
+from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
 
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
 
@@ -103,15 +97,6 @@ def decode_observation(obs: np.ndarray, n_dice: int = 5) -> dict[str, np.ndarray
         out[name] = float(part[0]) if length == 1 else part.copy()
         i += length
     return out
-
-
-@dataclass
-class _Table:
-    """The players around the table for one episode."""
-
-    n_players: int
-    agent_seat: int
-    opponents: dict[int, Agent]
 
 
 def render_game(game: DicePokerGame, labels: dict[int, str]) -> str:
@@ -266,7 +251,7 @@ class DicePokerEnv(gym.Env):
         self.observation_space = spaces.Box(
             low=-1.0, high=np.inf, shape=(obs_size(n_dice),), dtype=np.float32
         )
-        self.game: DicePokerGame | None = None
+        self.match: DicePokerMatch | None = None
 
     # -- gymnasium API -------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -276,41 +261,38 @@ class DicePokerEnv(gym.Env):
         rng = self.np_random
         for agent in self._opponents:
             agent.seed(int(rng.integers(2**63)))
-        seat = (
-            int(rng.integers(self.n_players))
-            if self.agent_seat_option == "random"
-            else self.agent_seat_option
-        )
-        others = [s for s in range(self.n_players) if s != seat]
-        self._table = _Table(self.n_players, seat, dict(zip(others, self._opponents, strict=True)))
-        if self.first_player == "roll":
-            self._first, self.seating_rolls = roll_for_first(self.n_players, rng)
+        if self.agent_seat_option == "random":
+            self.agent_seat = int(rng.integers(self.n_players))
         else:
-            self._first, self.seating_rolls = self.first_player, []
-        self._games_played = 0
-        self._chips = dict.fromkeys(range(self.n_players), 0.0)
-        self._new_game()
+            self.agent_seat = self.agent_seat_option
+        others = [s for s in range(self.n_players) if s != self.agent_seat]
+        self._seated = dict(zip(others, self._opponents, strict=True))
+        self.match = DicePokerMatch(
+            self.n_players,
+            rng,
+            self.rules,
+            n_games=self.n_players if self.episode == "circle" else 1,
+            first=None if self.first_player == "roll" else self.first_player,
+        )
         reward = self._advance()
         assert reward == 0.0, "the learning player plays in every main round"
         return self._obs(), self._info()
 
     def step(self, action):
-        if self.game is None:
+        if self.match is None:
             raise RuntimeError("call reset() before step()")
-        if self.game.done:
+        if self.match.done:
             raise RuntimeError("the episode is over; call reset()")
-        self.game.step(action)
-        reward = self._advance()
-        terminated = self.game.done
+        reward = self.match.step(action).get(self.agent_seat, 0) + self._advance()
         if self.render_mode == "human":
             print(self.render_text())
-        return self._obs(), reward, terminated, False, self._info()
+        return self._obs(), float(reward), self.match.done, False, self._info()
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now (all False once the episode is over)."""
-        if self.game is None or self.game.done:
+        if self.match is None or self.match.done:
             return np.zeros(self.rules.n_actions, dtype=bool)
-        return self.game.action_mask()
+        return self.match.game.action_mask()
 
     def render(self):
         if self.render_mode is None:
@@ -323,61 +305,42 @@ class DicePokerEnv(gym.Env):
         return text
 
     def render_text(self) -> str:
-        if self.game is None:
+        if self.match is None:
             return "(not started: call reset())"
-        labels = {s: a.name for s, a in self._table.opponents.items()}
-        labels[self._table.agent_seat] = "you"
+        m = self.match
+        labels = {s: a.name for s, a in self._seated.items()}
+        labels[self.agent_seat] = "you"
+        game_no = min(m.games_played + 1, m.n_games)
         header = (
             f"Dice poker, {self.rules.n_dice} dice, {self.n_players} players, "
-            f"game {self._games_played + 1 - self.game.done}"
-            f"{'/' + str(self.n_players) if self.episode == 'circle' else ''}; "
-            f"your net chips {self._chips[self.agent_seat]:+g}"
+            f"game {game_no}/{m.n_games}; net chips "
+            + ", ".join(f"{labels[s]} {c:+d}" for s, c in enumerate(m.chips))
         )
-        return header + "\n" + render_game(self.game, labels)
+        return header + "\n" + render_game(m.game, labels)
 
     # -- internals -------------------------------------------------------------
-    @property
-    def agent_seat(self) -> int:
-        return self._table.agent_seat
-
-    def _games_left(self) -> int:
-        return self.n_players - self._games_played - 1 if self.episode == "circle" else 0
-
-    def _new_game(self) -> None:
-        first = (self._first + self._games_played) % self.n_players
-        self.game = DicePokerGame(turn_order(first, self.n_players), self.np_random, self.rules)
-
-    def _advance(self) -> float:
+    def _advance(self) -> int:
         """Let opponents play until the learning player must act or the episode ends."""
-        reward = 0.0
-        while True:
-            game = self.game
-            if game.done:
-                for s, gain in game.payoffs().items():
-                    self._chips[s] += gain
-                reward += game.payoffs()[self.agent_seat]
-                self._games_played += 1
-                if self._games_left() < 0 or self.episode == "game":
-                    return reward
-                self._new_game()
-                continue
-            seat = game.current_player
-            if seat == self.agent_seat:
-                return reward
-            obs = observe(game, seat, self._games_left(), self._chips[seat])
-            game.step(self._table.opponents[seat].act(obs, game.action_mask()))
+        reward = 0
+        m = self.match
+        while not m.done and m.game.current_player != self.agent_seat:
+            seat = m.game.current_player
+            obs = observe(m.game, seat, m.games_left, m.chips[seat])
+            reward += m.step(self._seated[seat].act(obs, m.game.action_mask())).get(
+                self.agent_seat, 0
+            )
+        return reward
 
     def _obs(self) -> np.ndarray:
-        return observe(
-            self.game, self.agent_seat, max(self._games_left(), 0), self._chips[self.agent_seat]
-        )
+        m = self.match
+        return observe(m.game, self.agent_seat, m.games_left, m.chips[self.agent_seat])
 
     def _info(self) -> dict:
         info = {
             "action_mask": self.action_masks(),
             "seat": self.agent_seat,
-            "chips": self._chips[self.agent_seat],
+            "chips": self.match.chips[self.agent_seat],
         }
-        if self.game.done:
-            info["winner"] = self.game.winner
+        if self.match.done:
+            info["winner"] = self.match.game.winner
         return info

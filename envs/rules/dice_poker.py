@@ -241,3 +241,66 @@ class DicePokerGame:
         else:
             # Play-off among the tied, in this round's order from the earliest tied.
             self._start_round(tied)
+
+
+class DicePokerMatch:
+    """Games at one table: one game, or a circle of ``n_games`` games.
+
+    The first game is started by ``first`` (default: decided by each player
+    rolling one die); each next game is started by the player who was second
+    in the previous one. ``chips`` holds every seat's net result so far.
+    """
+
+    def __init__(
+        self,
+        n_players: int,
+        rng: np.random.Generator,
+        rules: DicePokerRules | None = None,
+        n_games: int = 1,
+        first: int | None = None,
+    ) -> None:
+        if not isinstance(n_games, int) or n_games < 1:
+            raise ValueError(f"n_games must be a whole number >= 1, got {n_games!r}")
+        self.n_players = n_players
+        self.rng = rng
+        self.rules = rules or DicePokerRules()
+        self.n_games = n_games
+        if first is None:
+            self.first, self.seating_rolls = roll_for_first(n_players, rng)
+        elif first in range(n_players):
+            self.first, self.seating_rolls = first, []
+        else:
+            raise ValueError(
+                f"first must be None (roll for it) or 0..{n_players - 1}, got {first!r}"
+            )
+        self.chips = [0] * n_players
+        self.games_played = 0
+        self.game = self._new_game()
+
+    @property
+    def done(self) -> bool:
+        return self.games_played == self.n_games
+
+    @property
+    def games_left(self) -> int:
+        """Games still to come after the current one."""
+        return max(self.n_games - self.games_played - 1, 0)
+
+    def _new_game(self) -> DicePokerGame:
+        first = (self.first + self.games_played) % self.n_players
+        return DicePokerGame(turn_order(first, self.n_players), self.rng, self.rules)
+
+    def step(self, action: int) -> dict[int, int]:
+        """Play ``action`` for the current player; the payoffs of a game it ended, else {}."""
+        if self.done:
+            raise ValueError(f"illegal action {action!r}: the match is over")
+        self.game.step(action)
+        if not self.game.done:
+            return {}
+        payoffs = self.game.payoffs()
+        for seat, gain in payoffs.items():
+            self.chips[seat] += gain
+        self.games_played += 1
+        if not self.done:
+            self.game = self._new_game()
+        return payoffs
