@@ -1,0 +1,538 @@
+"""Scorecard dice games: "Покер на костях" (RULES.md section 4) and classic Yahtzee (section 5).
+
+Pure Python; no randomness lives here (the env rolls the dice). Dice are any
+five faces 1..6 in any order; every function sorts them itself.
+
+API summary (what the env, the heuristic and the exact solver build on)
+-----------------------------------------------------------------------
+Rows and rule sets::
+
+    RUSSIAN_ROWS   17 names: ones..sixes pair two_pairs set small_straight large_straight
+                   even odd full_house four poker chance
+    CLASSIC_ROWS   13 names: ones..sixes three_of_a_kind four_of_a_kind full_house
+                   small_straight large_straight yahtzee chance
+    UPPER_ROWS     ones..sixes (stage 1 of the russian card, the upper section of the classic one)
+    rows_of(rules) the row tuple of a rule set
+
+    ScorecardRules(rules="russian", scratch="only_if_nothing", yahtzee_bonus=True, joker="forced")
+    make_rules(rules="russian", **options) -> ScorecardRules
+        options: russian ``scratch`` ("only_if_nothing" | "any"); classic ``yahtzee_bonus``
+        (bool) and ``joker`` ("forced" | "free" | "none"). An unknown name is a TypeError; a
+        bad value, or an option of the other rule set, is a ValueError. Every function below
+        that takes ``rules`` accepts a rule-set name plus ``**options`` or a ScorecardRules.
+
+One row, no card context::
+
+    score_row(row, dice, rules="russian", first_roll=False, joker_active=False, **options) -> int
+        russian: stage-1 rows (count-3)*face; stage-2 rows the sum of the dice that form the
+        row (0 if the dice do not satisfy it), doubled when ``first_roll`` (never Chance);
+        Poker adds +50 after the doubling. classic: the plain printed score; ``first_roll``
+        has no effect; ``joker_active=True`` (a Yahtzee used as a joker at full value) makes
+        Full house / Small / Large straight score 25 / 30 / 40 for five of a kind.
+    satisfies(row, dice, rules="russian") -> bool
+        whether the dice form the row's combination (plain, no joker). For stage-1/upper rows:
+        russian = at least three of the face (the stage-1 goal, "выполнена"); classic = at least
+        one. Legality in russian stage 1 does not use it: any open stage-1 row may be filled.
+    is_yahtzee(dice) -> bool
+
+A whole card (immutable; every step returns a new one)::
+
+    card = Scorecard.new(rules="russian", **options)
+    card.rows, card.scores (per row: None = open, else the points written, doubling and
+        Poker's +50 included), card.bonus (stage-1 +50 or classic upper +35 once earned),
+        card.yahtzee_bonus (classic: 100 per extra Yahtzee so far)
+    card.open_rows, card.open_mask (bit k = row k open), card.stage (russian 1 | 2, classic 0),
+    card.upper_sum, card.total, card.is_complete, card.yahtzee_scored (classic: the Yahtzee row
+        holds 50), card.turns_left
+    card.legal_rows(dice) -> tuple[str, ...]   rows the rules allow now (stage, open rows,
+        scratch rule, forced joker); the same after any roll (doubling only changes points)
+    card.row_score(row, dice, first_roll=False) -> int   what the row would hold (joker
+        values included)
+    card.points(row, dice, first_roll=False) -> int      the whole gain of that fill: row
+        score + the bonus it completes (stage-1 +50 at sum >= 0 when the sixth stage-1 row
+        is filled; classic +35 when the upper sum reaches 63) + the Yahtzee bonus
+    card.fill(row, dice, first_roll=False) -> (Scorecard, points)
+        ValueError naming the legal rows if the row is not legal now; the card is immutable.
+
+Module-level forms of the card rules (for solvers that keep their own state)::
+
+    legal_rows(open_rows, dice, rules="russian", **options) -> tuple[str, ...]
+    joker_active(dice, open_rows, rules) -> bool   a Yahtzee with the Yahtzee row filled and
+        its upper row filled (joker != "none"): full house and straights score full value
+
+Decisions (RULES.md): doubling never applies to stage-1 rows or to dashes (a dash is 0);
+the classic upper bonus is paid on the fill that reaches 63, the russian +50 on the fill
+that completes stage 1; a Yahtzee bonus is paid whatever row the extra Yahtzee goes in,
+under every joker option; the joker applies whether the Yahtzee row holds 50 or 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from functools import cache
+
+from envs.rules.dice import check_dice
+
+N_DICE = 5
+UPPER_ROWS = ("ones", "twos", "threes", "fours", "fives", "sixes")
+RUSSIAN_ROWS = (
+    *UPPER_ROWS,
+    "pair",
+    "two_pairs",
+    "set",
+    "small_straight",
+    "large_straight",
+    "even",
+    "odd",
+    "full_house",
+    "four",
+    "poker",
+    "chance",
+)
+CLASSIC_ROWS = (
+    *UPPER_ROWS,
+    "three_of_a_kind",
+    "four_of_a_kind",
+    "full_house",
+    "small_straight",
+    "large_straight",
+    "yahtzee",
+    "chance",
+)
+RULE_SETS = ("russian", "classic")
+SCRATCH_OPTIONS = ("only_if_nothing", "any")
+JOKER_OPTIONS = ("forced", "free", "none")
+OPTION_NAMES = ("scratch", "yahtzee_bonus", "joker")
+_RUSSIAN_ONLY = ("scratch",)
+_CLASSIC_ONLY = ("yahtzee_bonus", "joker")
+
+STAGE1_BONUS = 50  # russian: stage-1 sum >= 0
+STAGE1_BONUS_AT = 0
+UPPER_BONUS = 35  # classic: upper sum >= 63
+UPPER_BONUS_AT = 63
+POKER_BONUS = 50
+YAHTZEE_BONUS = 100
+JOKER_VALUES = {"full_house": 25, "small_straight": 30, "large_straight": 40}
+
+_INDEX = {
+    "russian": {r: i for i, r in enumerate(RUSSIAN_ROWS)},
+    "classic": {r: i for i, r in enumerate(CLASSIC_ROWS)},
+}
+
+
+@dataclass(frozen=True)
+class ScorecardRules:
+    """A rule set and its options; the defaults are RULES.md's."""
+
+    rules: str = "russian"
+    scratch: str = "only_if_nothing"
+    yahtzee_bonus: bool = True
+    joker: str = "forced"
+
+    def __post_init__(self) -> None:
+        if self.rules not in RULE_SETS:
+            raise ValueError(f"rules must be one of {RULE_SETS}, got {self.rules!r}")
+        if self.scratch not in SCRATCH_OPTIONS:
+            raise ValueError(f"scratch must be one of {SCRATCH_OPTIONS}, got {self.scratch!r}")
+        if not isinstance(self.yahtzee_bonus, bool):
+            raise ValueError(f"yahtzee_bonus must be True or False, got {self.yahtzee_bonus!r}")
+        if self.joker not in JOKER_OPTIONS:
+            raise ValueError(f"joker must be one of {JOKER_OPTIONS}, got {self.joker!r}")
+
+    @property
+    def rows(self) -> tuple[str, ...]:
+        return rows_of(self.rules)
+
+    @property
+    def options(self) -> dict:
+        """The options that apply to this rule set (keyword arguments of :func:`make_rules`)."""
+        names = _RUSSIAN_ONLY if self.rules == "russian" else _CLASSIC_ONLY
+        return {k: getattr(self, k) for k in names}
+
+
+_DEFAULT_RULES = {name: ScorecardRules(rules=name) for name in RULE_SETS}
+
+
+def rows_of(rules: str | ScorecardRules) -> tuple[str, ...]:
+    """The row names of a rule set, in card order."""
+    name = rules.rules if isinstance(rules, ScorecardRules) else rules
+    if name == "russian":
+        return RUSSIAN_ROWS
+    if name == "classic":
+        return CLASSIC_ROWS
+    raise ValueError(f"rules must be one of {RULE_SETS}, got {name!r}")
+
+
+def make_rules(rules: str | ScorecardRules = "russian", **options) -> ScorecardRules:
+    """Validate ``rules`` and its options into a :class:`ScorecardRules`.
+
+    A ScorecardRules passes through (``options`` then must be empty).
+    """
+    if isinstance(rules, ScorecardRules):
+        if options:
+            raise TypeError(f"options {sorted(options)} given together with a ScorecardRules")
+        return rules
+    unknown = sorted(set(options) - set(OPTION_NAMES))
+    if unknown:
+        raise TypeError(f"unknown scorecard option(s) {unknown}; options are {OPTION_NAMES}")
+    if rules not in RULE_SETS:
+        raise ValueError(f"rules must be one of {RULE_SETS}, got {rules!r}")
+    foreign = _CLASSIC_ONLY if rules == "russian" else _RUSSIAN_ONLY
+    wrong = sorted(set(options) & set(foreign))
+    if wrong:
+        other = "classic" if rules == "russian" else "russian"
+        raise ValueError(f"option(s) {wrong} apply to rules={other!r} only, not rules={rules!r}")
+    if not options:
+        return _DEFAULT_RULES[rules]
+    return ScorecardRules(rules=rules, **options)
+
+
+def _row_index(rules: ScorecardRules, row: str) -> int:
+    try:
+        return _INDEX[rules.rules][row]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown row {row!r} for rules={rules.rules!r}; rows are {rules.rows}"
+        ) from None
+
+
+# -- plain row values per sorted dice (252 multisets, so cached) ----------------
+
+
+def _key(dice: Iterable[int]) -> tuple[int, ...]:
+    return tuple(sorted(int(d) for d in dice))
+
+
+def _counts(dice: tuple[int, ...]) -> list[int]:
+    c = [0] * 7  # index = face
+    for d in dice:
+        c[d] += 1
+    return c
+
+
+def _runs(counts: list[int], length: int) -> list[int]:
+    """Lowest faces of every run of ``length`` consecutive faces among the dice."""
+    return [lo for lo in range(1, 8 - length) if all(counts[lo + k] for k in range(length))]
+
+
+@cache
+def _russian_table(dice: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+    """(base value, satisfied) per russian row: undoubled, Poker without its +50."""
+    check_dice(dice, N_DICE)
+    c = _counts(dice)
+    total = sum(dice)
+    pairs = [f for f in range(1, 7) if c[f] >= 2]
+    sets = [f for f in range(1, 7) if c[f] >= 3]
+    fours = [f for f in range(1, 7) if c[f] >= 4]
+    small = _runs(c, 4)
+    large = _runs(c, 5)
+    full = sorted(x for x in c if x) == [2, 3]
+    values: list[int] = [(c[f] - 3) * f for f in range(1, 7)]
+    sat: list[bool] = [c[f] >= 3 for f in range(1, 7)]
+    rows = [
+        (bool(pairs), 2 * max(pairs, default=0)),
+        # two faces with two dice each; the best are the two highest such faces
+        (len(pairs) >= 2, 2 * sum(sorted(pairs)[-2:])),
+        (bool(sets), 3 * max(sets, default=0)),
+        (bool(small), sum(range(max(small, default=0), max(small, default=0) + 4))),
+        (bool(large), sum(range(max(large, default=0), max(large, default=0) + 5))),
+        (all(d % 2 == 0 for d in dice), total),
+        (all(d % 2 == 1 for d in dice), total),
+        (full, total),
+        (bool(fours), 4 * max(fours, default=0)),
+        (c[dice[0]] == 5, 5 * dice[0]),
+        (True, total),
+    ]
+    for ok, v in rows:
+        sat.append(ok)
+        values.append(v if ok else 0)
+    return tuple(values), tuple(sat)
+
+
+@cache
+def _classic_table(dice: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+    """(plain value, satisfied) per classic row, no joker."""
+    check_dice(dice, N_DICE)
+    c = _counts(dice)
+    total = sum(dice)
+    top = max(c)
+    values: list[int] = [c[f] * f for f in range(1, 7)]
+    sat: list[bool] = [c[f] >= 1 for f in range(1, 7)]
+    rows = [
+        (top >= 3, total),
+        (top >= 4, total),
+        (sorted(x for x in c if x) == [2, 3], 25),
+        (bool(_runs(c, 4)), 30),
+        (bool(_runs(c, 5)), 40),
+        (top == 5, 50),
+        (True, total),
+    ]
+    for ok, v in rows:
+        sat.append(ok)
+        values.append(v if ok else 0)
+    return tuple(values), tuple(sat)
+
+
+def _table(rules: ScorecardRules, dice: Iterable[int]):
+    key = _key(dice)
+    return _russian_table(key) if rules.rules == "russian" else _classic_table(key)
+
+
+def is_yahtzee(dice: Iterable[int]) -> bool:
+    """Five of a kind."""
+    d = check_dice(dice, N_DICE)
+    return len(set(d)) == 1
+
+
+def satisfies(row: str, dice: Iterable[int], rules: str | ScorecardRules = "russian") -> bool:
+    """Whether ``dice`` form ``row``'s combination (plain rules, no joker).
+
+    Upper rows: russian = three or more of the face; classic = at least one of it.
+    """
+    r = make_rules(rules)
+    return _table(r, dice)[1][_row_index(r, row)]
+
+
+def score_row(
+    row: str,
+    dice: Iterable[int],
+    rules: str | ScorecardRules = "russian",
+    first_roll: bool = False,
+    joker_active: bool = False,
+    **options,
+) -> int:
+    """The score ``row`` gets for ``dice`` (module docstring: doubling, Poker +50, joker)."""
+    r = make_rules(rules, **options)
+    k = _row_index(r, row)
+    values, sat = _table(r, dice)
+    if r.rules == "russian":
+        if joker_active:
+            raise ValueError("joker_active applies to rules='classic' only")
+        if k < 6 or not sat[k]:
+            return values[k]
+        v = values[k] * (2 if first_roll and row != "chance" else 1)
+        return v + (POKER_BONUS if row == "poker" else 0)
+    if joker_active and row in JOKER_VALUES:
+        if not is_yahtzee(dice):
+            raise ValueError(f"joker_active needs five of a kind, got {list(dice)}")
+        return JOKER_VALUES[row]
+    return values[k]
+
+
+# -- card-level rules -------------------------------------------------------------
+
+
+def joker_active(
+    dice: Iterable[int], open_rows: Iterable[str], rules: str | ScorecardRules = "classic"
+) -> bool:
+    """Classic: the dice are a Yahtzee, the Yahtzee row and the dice's upper row are filled.
+
+    Then Full house / straights score 25 / 30 / 40 (under ``joker="forced"`` the upper row
+    is always filled when a lower row is legal; under ``"free"`` this is the literature's
+    condition; ``"none"`` never).
+    """
+    r = make_rules(rules)
+    if r.rules != "classic" or r.joker == "none":
+        return False
+    d = check_dice(dice, N_DICE)
+    open_set = set(open_rows)
+    return len(set(d)) == 1 and "yahtzee" not in open_set and UPPER_ROWS[d[0] - 1] not in open_set
+
+
+def legal_rows(
+    open_rows: Iterable[str],
+    dice: Iterable[int],
+    rules: str | ScorecardRules = "russian",
+    **options,
+) -> tuple[str, ...]:
+    """Rows that may be filled now with ``dice``, in card order.
+
+    russian: while a stage-1 row is open, exactly the open stage-1 rows; then the open
+    stage-2 rows, restricted to the satisfied ones under ``scratch="only_if_nothing"`` when
+    any is satisfied. classic: every open row, except the forced joker (RULES.md 5).
+    """
+    r = make_rules(rules, **options)
+    open_set = set(open_rows)
+    rows = r.rows
+    bad = sorted(open_set - set(rows))
+    if bad:
+        raise ValueError(f"unknown row(s) {bad} for rules={r.rules!r}; rows are {rows}")
+    ordered = [row for row in rows if row in open_set]
+    if r.rules == "russian":
+        upper = [row for row in ordered if row in UPPER_ROWS]
+        if upper:
+            return tuple(upper)
+        if r.scratch == "only_if_nothing":
+            sat = _table(r, dice)[1]
+            good = [row for row in ordered if sat[_INDEX["russian"][row]]]
+            if good:
+                return tuple(good)
+        return tuple(ordered)
+    d = check_dice(dice, N_DICE)
+    if r.joker == "forced" and len(set(d)) == 1 and "yahtzee" not in open_set:
+        own = UPPER_ROWS[d[0] - 1]
+        if own in open_set:
+            return (own,)
+        lower = [row for row in ordered if row not in UPPER_ROWS]
+        if lower:
+            return tuple(lower)
+    return tuple(ordered)
+
+
+@dataclass(frozen=True)
+class Scorecard:
+    """One player's card. Immutable: :meth:`fill` returns a new card and the points gained."""
+
+    rules: ScorecardRules = field(default_factory=ScorecardRules)
+    scores: tuple[int | None, ...] = ()
+    bonus: int = 0
+    yahtzee_bonus: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.scores:
+            object.__setattr__(self, "scores", (None,) * len(self.rules.rows))
+        if len(self.scores) != len(self.rules.rows):
+            raise ValueError(
+                f"a {self.rules.rules} card has {len(self.rules.rows)} rows, "
+                f"got {len(self.scores)} scores"
+            )
+
+    @classmethod
+    def new(cls, rules: str | ScorecardRules = "russian", **options) -> Scorecard:
+        """An empty card."""
+        return cls(make_rules(rules, **options))
+
+    # -- state ---------------------------------------------------------------
+    @property
+    def rows(self) -> tuple[str, ...]:
+        return self.rules.rows
+
+    @property
+    def open_rows(self) -> tuple[str, ...]:
+        return tuple(r for r, s in zip(self.rows, self.scores, strict=True) if s is None)
+
+    @property
+    def open_mask(self) -> int:
+        """Bit k set when row k is open."""
+        return sum(1 << k for k, s in enumerate(self.scores) if s is None)
+
+    @property
+    def stage(self) -> int:
+        """russian: 1 while a stage-1 row is open, then 2; classic: 0 (no stages)."""
+        if self.rules.rules == "classic":
+            return 0
+        return 1 if any(s is None for s in self.scores[:6]) else 2
+
+    @property
+    def upper_sum(self) -> int:
+        """Sum of the filled stage-1 / upper rows."""
+        return sum(s for s in self.scores[:6] if s is not None)
+
+    @property
+    def total(self) -> int:
+        return sum(s for s in self.scores if s is not None) + self.bonus + self.yahtzee_bonus
+
+    @property
+    def is_complete(self) -> bool:
+        return all(s is not None for s in self.scores)
+
+    @property
+    def turns_left(self) -> int:
+        return sum(s is None for s in self.scores)
+
+    @property
+    def yahtzee_scored(self) -> bool:
+        """classic: the Yahtzee row holds 50 (so extra Yahtzees earn the bonus)."""
+        if self.rules.rules != "classic":
+            return False
+        return self.scores[_INDEX["classic"]["yahtzee"]] == 50
+
+    def score_of(self, row: str) -> int | None:
+        """What ``row`` holds (None while open)."""
+        return self.scores[_row_index(self.rules, row)]
+
+    # -- rules ---------------------------------------------------------------
+    def legal_rows(self, dice: Iterable[int]) -> tuple[str, ...]:
+        if self.is_complete:
+            return ()
+        return legal_rows(self.open_rows, dice, self.rules)
+
+    def row_score(self, row: str, dice: Iterable[int], first_roll: bool = False) -> int:
+        """What ``row`` would hold if filled now (joker values included; legality unchecked)."""
+        joker = self.rules.rules == "classic" and joker_active(dice, self.open_rows, self.rules)
+        return score_row(row, dice, self.rules, first_roll=first_roll, joker_active=joker)
+
+    def _check(self, row: str, dice: Iterable[int]) -> tuple[int, ...]:
+        d = check_dice(dice, N_DICE)
+        _row_index(self.rules, row)
+        legal = self.legal_rows(d)
+        if row not in legal:
+            why = " (the card is complete)" if self.is_complete else ""
+            raise ValueError(
+                f"row {row!r} may not be filled now with dice {sorted(d)}; "
+                f"legal rows are {list(legal)}{why}"
+            )
+        return d
+
+    def _gain(self, row: str, dice: tuple[int, ...], first_roll: bool) -> tuple[int, int, int]:
+        """(row score, card bonus earned, Yahtzee bonus earned) for a legal fill."""
+        score = self.row_score(row, dice, first_roll)
+        bonus = 0
+        ybonus = 0
+        if row in UPPER_ROWS:
+            before = self.upper_sum
+            if self.rules.rules == "russian":
+                last = sum(s is None for s in self.scores[:6]) == 1
+                if last and before + score >= STAGE1_BONUS_AT:
+                    bonus = STAGE1_BONUS
+            elif before < UPPER_BONUS_AT <= before + score:
+                bonus = UPPER_BONUS
+        if (
+            self.rules.rules == "classic"
+            and self.rules.yahtzee_bonus
+            and self.yahtzee_scored
+            and len(set(dice)) == 1
+        ):
+            ybonus = YAHTZEE_BONUS
+        return score, bonus, ybonus
+
+    def points(self, row: str, dice: Iterable[int], first_roll: bool = False) -> int:
+        """Everything filling ``row`` now would add to the total (bonuses included)."""
+        d = self._check(row, dice)
+        return sum(self._gain(row, d, first_roll))
+
+    def fill(
+        self, row: str, dice: Iterable[int], first_roll: bool = False
+    ) -> tuple[Scorecard, int]:
+        """Fill ``row`` with ``dice``; returns (new card, points gained)."""
+        d = self._check(row, dice)
+        score, bonus, ybonus = self._gain(row, d, first_roll)
+        scores = list(self.scores)
+        scores[_INDEX[self.rules.rules][row]] = score
+        new = replace(
+            self,
+            scores=tuple(scores),
+            bonus=self.bonus + bonus,
+            yahtzee_bonus=self.yahtzee_bonus + ybonus,
+        )
+        return new, score + bonus + ybonus
+
+
+__all__ = [
+    "CLASSIC_ROWS",
+    "JOKER_OPTIONS",
+    "RULE_SETS",
+    "RUSSIAN_ROWS",
+    "SCRATCH_OPTIONS",
+    "UPPER_ROWS",
+    "Scorecard",
+    "ScorecardRules",
+    "is_yahtzee",
+    "joker_active",
+    "legal_rows",
+    "make_rules",
+    "rows_of",
+    "satisfies",
+    "score_row",
+]
