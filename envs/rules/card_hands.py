@@ -1,0 +1,433 @@
+"""Hands of card poker on 36 or 54 cards with jokers (RULES.md section 3).
+
+``evaluate_hand(cards, **variant)`` returns a :class:`CardHand`; hands compare
+by ``(rank, tiebreak)`` where ``rank`` is the category's place in the
+variant's order: ``a < b`` means ``b`` wins, ``a == b`` splits the pot.
+
+Variant options (defaults are RULES.md's):
+
+- ``deck`` 36 | 54, ``joker_card`` "6S" (36 cards: any of its cards, or None);
+- ``categories`` "full" | "short" (no colour, suit, straight, straight colour);
+- ``swap_four_and_straight_flush`` False | True (four ranks just below straight suit);
+- ``ace_low_straight`` False | True (A 6 7 8 9, or A 2 3 4 5, is the lowest straight).
+
+A joker may become any card of any rank and suit, a card already in the hand
+included, and takes the assignment that makes the best hand. Ties: first the
+ranks that make the category (pair; high then low pair; triple then pair;
+quad; the top card of a straight, which is 9 or 5 for an ace-low one), then
+the other cards high to low; colour and suit compare all five ranks high to
+low. Suits never break ties.
+
+The fast path is :class:`HandEvaluator`: a table of every 5-card hand of the
+deck (by combination index), built once per variant with numpy from the far
+smaller table of rank patterns. It answers single hands in about a
+microsecond and arrays of hands at numpy speed.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from functools import cache, total_ordering
+from itertools import combinations_with_replacement
+from math import comb
+
+import numpy as np
+
+from envs.rules.cards import Card, Deck, make_deck, parse_cards
+
+
+class Category(IntEnum):
+    """Card hands in the source's order (RULES.md, ``categories="full"``); higher wins."""
+
+    HIGH_CARD = 0
+    PAIR = 1
+    TWO_PAIRS = 2
+    THREE = 3
+    FULL_HOUSE = 4
+    COLOUR = 5
+    SUIT = 6
+    STRAIGHT = 7
+    STRAIGHT_COLOUR = 8
+    STRAIGHT_SUIT = 9
+    FOUR = 10
+    POKER = 11
+
+
+CATEGORY_SETS = ("full", "short")
+SHORT_DROPPED = frozenset(
+    {Category.COLOUR, Category.SUIT, Category.STRAIGHT, Category.STRAIGHT_COLOUR}
+)
+HAND_OPTIONS = (
+    "deck",
+    "joker_card",
+    "categories",
+    "swap_four_and_straight_flush",
+    "ace_low_straight",
+)
+
+# Flush classes of a hand's natural cards: none, all one colour, all one suit.
+NO_FLUSH, COLOUR_FLUSH, SUIT_FLUSH = 0, 1, 2
+_BASE = 15  # ranks 0..14 as digits of the pattern and score codes
+
+
+def check_variant(
+    deck: int = 36,
+    joker_card: str | None = "6S",
+    categories: str = "full",
+    swap_four_and_straight_flush: bool = False,
+    ace_low_straight: bool = False,
+) -> tuple:
+    """Validate the hand options; return them as a tuple in :data:`HAND_OPTIONS` order."""
+    make_deck(deck, joker_card)  # validates deck and joker_card
+    if categories not in CATEGORY_SETS:
+        raise ValueError(f"categories={categories!r} is not allowed; choose one of {CATEGORY_SETS}")
+    for name, value in (
+        ("swap_four_and_straight_flush", swap_four_and_straight_flush),
+        ("ace_low_straight", ace_low_straight),
+    ):
+        if not isinstance(value, bool):
+            raise ValueError(f"{name} must be True or False, got {value!r}")
+    return (deck, joker_card, categories, swap_four_and_straight_flush, ace_low_straight)
+
+
+def category_order(categories: str = "full", swap_four_and_straight_flush: bool = False):
+    """The categories played, lowest first."""
+    order = [c for c in Category if categories == "full" or c not in SHORT_DROPPED]
+    if swap_four_and_straight_flush:
+        i, j = order.index(Category.FOUR), order.index(Category.STRAIGHT_SUIT)
+        order[i], order[j] = order[j], order[i]
+    return tuple(order)
+
+
+def hand_names(categories: str = "full", swap_four_and_straight_flush: bool = False):
+    """Names of the hands played, lowest first."""
+    return tuple(c.name.lower() for c in category_order(categories, swap_four_and_straight_flush))
+
+
+@total_ordering
+@dataclass(frozen=True, eq=False)
+class CardHand:
+    """A valued hand: ``category``, its ``tiebreak`` ranks and ``rank`` (place in the order)."""
+
+    category: Category
+    tiebreak: tuple[int, ...]
+    rank: int
+    cards: tuple[Card, ...] = field(compare=False)
+    # Index of this hand's value among all values of the variant (0 = weakest).
+    strength: int = field(compare=False)
+    variant: tuple = field(compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.category.name.lower()
+
+    @property
+    def key(self) -> tuple[int, ...]:
+        return (self.rank, *self.tiebreak)
+
+    def _comparable(self, other: object) -> bool:
+        if not isinstance(other, CardHand):
+            return False
+        if self.variant != other.variant:
+            raise ValueError(
+                f"cannot compare hands valued under different rules: {self.variant} "
+                f"and {other.variant}"
+            )
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        if not self._comparable(other):
+            return NotImplemented
+        return self.key == other.key
+
+    def __lt__(self, other: object) -> bool:
+        if not self._comparable(other):
+            return NotImplemented
+        return self.key < other.key
+
+    def __hash__(self) -> int:
+        return hash((self.variant, self.key))
+
+    def __repr__(self) -> str:
+        cards = " ".join(map(str, self.cards))
+        return f"CardHand({self.name}, tiebreak={self.tiebreak}, cards='{cards}')"
+
+
+def natural_value(
+    ranks: Sequence[int],
+    flush: int,
+    low_rank: int,
+    place: dict[Category, int],
+    ace_low: bool,
+) -> tuple[Category, tuple[int, ...]]:
+    """Category and tie-break of five jokerless ranks (repeats up to five allowed).
+
+    ``flush`` is the hand's flush class; ``place`` maps each category played
+    to its place in the order. The best category the hand holds wins.
+    """
+    desc = tuple(sorted(ranks, reverse=True))
+    counts = Counter(desc)
+    groups = sorted(((c, r) for r, c in counts.items()), reverse=True)
+    shape = tuple(c for c, _ in groups)
+    top = None
+    if len(counts) == 5:
+        if desc[0] - desc[4] == 4:
+            top = desc[0]
+        elif ace_low and desc == (14, low_rank + 3, low_rank + 2, low_rank + 1, low_rank):
+            top = low_rank + 3
+    found: list[tuple[Category, tuple[int, ...]]] = []
+    if shape[0] == 5:
+        found.append((Category.POKER, (desc[0],)))
+    if shape[0] >= 4:
+        kicker = tuple(r for r in desc if r != groups[0][1])[:1] or (groups[0][1],)
+        found.append((Category.FOUR, (groups[0][1], *kicker)))
+    if top is not None:
+        found.append((Category.STRAIGHT, (top,)))
+        if flush >= COLOUR_FLUSH:
+            found.append((Category.STRAIGHT_COLOUR, (top,)))
+        if flush == SUIT_FLUSH:
+            found.append((Category.STRAIGHT_SUIT, (top,)))
+    if flush >= COLOUR_FLUSH:
+        found.append((Category.COLOUR, desc))
+    if flush == SUIT_FLUSH:
+        found.append((Category.SUIT, desc))
+    if shape == (3, 2):
+        found.append((Category.FULL_HOUSE, (groups[0][1], groups[1][1])))
+    if shape[0] == 3:
+        t = groups[0][1]
+        found.append((Category.THREE, (t, *(r for r in desc if r != t))))
+    if shape[:2] == (2, 2):
+        hi, lo = groups[0][1], groups[1][1]
+        found.append((Category.TWO_PAIRS, (hi, lo, *(r for r in desc if r not in (hi, lo)))))
+    if shape[0] == 2:
+        p = groups[0][1]
+        found.append((Category.PAIR, (p, *(r for r in desc if r != p))))
+    found.append((Category.HIGH_CARD, desc))
+    return max((f for f in found if f[0] in place), key=lambda f: (place[f[0]], f[1]))
+
+
+class _DeckPatterns:
+    """What every 5-card hand of a deck looks like to the rules: its rank pattern.
+
+    A hand's value depends only on its naturals' ranks, how many jokers it
+    holds and its naturals' flush class, so each hand gets a pattern code
+    ``digits(ranks descending, jokers as 0) * 3 + flush class``. The codes are
+    shared by every variant of the deck; a variant only values the patterns.
+    """
+
+    def __init__(self, deck: Deck) -> None:
+        self.deck = deck
+        size = deck.size
+        joker = np.array([deck.is_joker(i) for i in range(size)])
+        rank = np.array([c.rank for c in deck.cards], dtype=np.int32)
+        suit = np.array([c.suit for c in deck.cards], dtype=np.int64)
+        self.rank = np.where(joker, 0, rank).astype(np.int32)
+        # For the flush test the jokers are neutral: huge as a minimum, tiny as a maximum.
+        red = np.isin(suit, (1, 2))
+        self._flush_tables = [
+            np.where(joker, lo_hi, attr).astype(np.int8)
+            for attr in (suit, red)
+            for lo_hi in (9, -9)
+        ]
+        # binom[k][x] = C(x, k): the combination index of sorted a<b<c<d<e is
+        # C(a,1) + C(b,2) + C(c,3) + C(d,4) + C(e,5).
+        self.binom = np.array([[comb(x, k) for x in range(size)] for k in range(6)], np.int64)
+        self.binom_lists = [self.binom[k].tolist() for k in range(6)]
+        # Hands in combination-index (colex) order, a chunk per largest card.
+        self.codes = np.empty(comb(size, 5), dtype=np.int32)
+        four = _colex_combinations(size, 4)
+        for e in range(4, size):
+            lo, hi = comb(e, 5), comb(e + 1, 5)
+            chunk = np.empty((hi - lo, 5), dtype=np.int64)
+            chunk[:, :4] = four[: hi - lo]
+            chunk[:, 4] = e
+            self.codes[lo:hi] = self.pattern_codes(chunk)
+
+    def combo_index(self, sorted_hands: np.ndarray) -> np.ndarray:
+        h = sorted_hands.astype(np.int64)
+        return sum(self.binom[k + 1][h[:, k]] for k in range(5))
+
+    def pattern_codes(self, hands: np.ndarray) -> np.ndarray:
+        # Small integer types keep the one-off pass over millions of hands quick.
+        ranks = np.sort(self.rank[hands], axis=1)  # ascending, jokers (0) first
+        code = np.zeros(len(hands), dtype=np.int32)
+        for k in range(5):  # digits high to low = ranks descending
+            code = code * _BASE + ranks[:, 4 - k]
+        # Column-wise minima and maxima: much faster than reducing over axis 1.
+        s_lo, s_hi, r_lo, r_hi = (t[hands] for t in self._flush_tables)
+        for k in range(1, 5):
+            np.minimum(s_lo[:, 0], s_lo[:, k], out=s_lo[:, 0])
+            np.maximum(s_hi[:, 0], s_hi[:, k], out=s_hi[:, 0])
+            np.minimum(r_lo[:, 0], r_lo[:, k], out=r_lo[:, 0])
+            np.maximum(r_hi[:, 0], r_hi[:, k], out=r_hi[:, 0])
+        same_suit = s_lo[:, 0] == s_hi[:, 0]
+        same_colour = r_lo[:, 0] == r_hi[:, 0]
+        flush = np.where(same_suit, SUIT_FLUSH, np.where(same_colour, COLOUR_FLUSH, NO_FLUSH))
+        return code * 3 + flush.astype(np.int32)
+
+
+@cache
+def _deck_patterns(deck: Deck) -> _DeckPatterns:
+    return _DeckPatterns(deck)
+
+
+class HandEvaluator:
+    """Every 5-card hand of one variant's deck, valued once.
+
+    ``strength`` values are dense: 0 is the weakest value, equal hands have
+    equal strength, a higher strength wins. Build with :func:`get_evaluator`.
+    """
+
+    def __init__(self, variant: tuple) -> None:
+        deck_size, joker_card, categories, swap, ace_low = variant
+        self.variant = variant
+        self.deck: Deck = make_deck(deck_size, joker_card)
+        self.order = category_order(categories, swap)
+        self._place = place = {c: i for i, c in enumerate(self.order)}
+        ranks = list(self.deck.ranks)
+
+        def value(rs: Sequence[int], flush: int) -> int:
+            cat, tb = natural_value(rs, flush, self.deck.low_rank, place, ace_low)
+            return _score(place[cat], tb)
+
+        # Score of every rank pattern: naturals' ranks (desc, jokers as 0) x flush class.
+        flushes = (NO_FLUSH, COLOUR_FLUSH, SUIT_FLUSH)
+        natural = {
+            rs: tuple(value(rs, f) for f in flushes)
+            for rs in combinations_with_replacement(ranks, 5)
+        }
+        pattern_codes, pattern_scores = [], []
+        for n_jokers in range(self.deck.n_jokers + 1):
+            extras = list(combinations_with_replacement(ranks, n_jokers))
+            for rs in combinations_with_replacement(ranks, 5 - n_jokers):
+                if max(Counter(rs).values()) > 4:
+                    continue
+                # A joker can always join the naturals' suit or colour, so only
+                # its rank is a choice: the best completion per flush class.
+                completions = [natural[tuple(sorted(rs + extra))] for extra in extras]
+                code = _digits(sorted(rs, reverse=True) + [0] * n_jokers) * 3
+                for f, best in zip(flushes, map(max, zip(*completions, strict=True)), strict=True):
+                    pattern_codes.append(code + f)
+                    pattern_scores.append(best)
+        scores = np.unique(np.array(pattern_scores, dtype=np.int64))
+        lookup = np.full(_BASE**5 * 3, -1, dtype=np.int32)
+        lookup[np.array(pattern_codes)] = np.searchsorted(scores, pattern_scores)
+        self.n_strengths = len(scores)
+        self.categories = [self.order[s // _BASE**5] for s in scores.tolist()]
+        self.tiebreaks = [_undigits(s % _BASE**5, self.categories[i]) for i, s in enumerate(scores)]
+
+        self._patterns = patterns = _deck_patterns(self.deck)
+        self._binom_lists = patterns.binom_lists
+        table = lookup[patterns.codes]
+        assert (table >= 0).all(), "a hand pattern is missing from the table"
+        self.table = table
+        self._table_array = array("i", table.tobytes())
+        counts = np.bincount(table, minlength=self.n_strengths).astype(np.float64)
+        below = np.concatenate([[0.0], np.cumsum(counts)[:-1]])
+        # P(a random hand of the deck is weaker) + half P(equal)
+        self.percentile = (below + counts / 2) / counts.sum()
+        self.hand_counts = counts.astype(np.int64)
+
+    # -- public ----------------------------------------------------------------
+    def strength(self, hand: Iterable[int]) -> int:
+        """Strength of one hand given as 5 distinct deck indices (any order, not checked)."""
+        a, b, c, d, e = sorted(hand)
+        bl = self._binom_lists
+        return self._table_array[bl[1][a] + bl[2][b] + bl[3][c] + bl[4][d] + bl[5][e]]
+
+    def strengths(self, hands: np.ndarray) -> np.ndarray:
+        """Strengths of an ``(n, 5)`` array of hands (deck indices, rows in any order)."""
+        hands = np.sort(np.asarray(hands), axis=1)
+        return self.table[self._patterns.combo_index(hands)]
+
+    def describe(self, strength: int) -> tuple[Category, tuple[int, ...]]:
+        return self.categories[strength], self.tiebreaks[strength]
+
+    def hand(self, indices: Sequence[int]) -> CardHand:
+        s = self.strength(indices)
+        cat, tb = self.describe(s)
+        cards = tuple(self.deck.cards[i] for i in sorted(indices))
+        return CardHand(cat, tb, self._place[cat], cards, s, self.variant)
+
+
+def _colex_combinations(n: int, k: int) -> np.ndarray:
+    """All k-subsets of range(n), sorted within rows, in combination-index order."""
+    rows = np.arange(n, dtype=np.int64).reshape(-1, 1)
+    for j in range(2, k + 1):
+        parts = []
+        for e in range(j - 1, n):
+            head = rows[: comb(e, j - 1)]
+            parts.append(np.hstack([head, np.full((len(head), 1), e, dtype=np.int64)]))
+        rows = np.vstack(parts)
+    return rows
+
+
+def _digits(values: Sequence[int]) -> int:
+    out = 0
+    for v in values:
+        out = out * _BASE + v
+    return out
+
+
+def _score(place: int, tiebreak: Sequence[int]) -> int:
+    padded = list(tiebreak) + [0] * (5 - len(tiebreak))
+    return place * _BASE**5 + _digits(padded)
+
+
+_TIEBREAK_LEN = {
+    Category.HIGH_CARD: 5,
+    Category.PAIR: 4,
+    Category.TWO_PAIRS: 3,
+    Category.THREE: 3,
+    Category.FULL_HOUSE: 2,
+    Category.COLOUR: 5,
+    Category.SUIT: 5,
+    Category.STRAIGHT: 1,
+    Category.STRAIGHT_COLOUR: 1,
+    Category.STRAIGHT_SUIT: 1,
+    Category.FOUR: 2,
+    Category.POKER: 1,
+}
+
+
+def _undigits(code: int, category: Category) -> tuple[int, ...]:
+    digits = []
+    for _ in range(5):
+        code, d = divmod(int(code), _BASE)
+        digits.append(d)
+    return tuple(reversed(digits))[: _TIEBREAK_LEN[category]]
+
+
+@cache
+def get_evaluator(**variant) -> HandEvaluator:
+    """The (cached) evaluator of a variant; see the module docstring for the options."""
+    return _evaluator(check_variant(**variant))
+
+
+@cache
+def _evaluator(variant: tuple) -> HandEvaluator:
+    return HandEvaluator(variant)
+
+
+def evaluate_hand(cards: str | Iterable[str | Card], **variant) -> CardHand:
+    """Value five cards: ``evaluate_hand(parse_cards("AS AH X KD 9C"))`` is three aces.
+
+    ``cards`` may be a string, card strings or :class:`Card` values; ``X`` is a
+    joker (in the 36-card deck the joker card itself, e.g. ``6S``, plays the
+    joker too). Raises ``ValueError`` for anything but five distinct cards of
+    the variant's deck.
+    """
+    ev = get_evaluator(**variant)
+    cards = parse_cards(cards)
+    if len(cards) != 5:
+        raise ValueError(f"a hand is five cards, got {len(cards)}: {' '.join(map(str, cards))}")
+    idx = ev.deck.indices(cards)
+    hand = ev.hand(idx)
+    # keep the cards as given (X stays X) for display
+    return CardHand(
+        hand.category, hand.tiebreak, hand.rank, tuple(cards), hand.strength, hand.variant
+    )
