@@ -12,29 +12,44 @@ from gymnasium import spaces
 from agents import Agent, make_agent
 from envs.rules.dice_hands import DiceHand
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
+from envs.spaces import LegalDiscrete
 
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
 
 
+# (name, length, low, high) of each slice of the observation, in order.
+def _obs_layout(n_dice: int) -> list[tuple[str, int, float, float]]:
+    inf = np.inf
+    hand = (4, -1, 6 * n_dice)  # rank (-1 = none), points, two tie-break faces
+    return [
+        ("dice", n_dice, 0, 6),
+        ("frozen", n_dice, 0, 1),
+        ("face_counts", 6, 0, n_dice),
+        ("rolls_used", 1, 0, MAX_ROLLS),
+        ("hand", *hand),
+        ("best", *hand),
+        ("best_count", 1, 0, 6),
+        ("players_after", 1, 0, 5),
+        ("round_players", 1, 0, 6),
+        ("pot", 1, 0, inf),
+        ("playoff", 1, 0, inf),
+        ("seat", 1, 0, 5),
+        ("position", 1, -1, 5),
+        ("games_left", 1, 0, 5),
+        ("chips", 1, -inf, inf),
+    ]
+
+
 def obs_fields(n_dice: int) -> list[tuple[str, int]]:
     """The observation's named slices, in order, as (name, length)."""
-    return [
-        ("dice", n_dice),
-        ("frozen", n_dice),
-        ("face_counts", 6),
-        ("rolls_used", 1),
-        ("hand", 4),
-        ("best", 4),
-        ("best_count", 1),
-        ("players_after", 1),
-        ("round_players", 1),
-        ("pot", 1),
-        ("playoff", 1),
-        ("seat", 1),
-        ("position", 1),
-        ("games_left", 1),
-        ("chips", 1),
-    ]
+    return [(name, n) for name, n, _, _ in _obs_layout(n_dice)]
+
+
+def obs_space(n_dice: int) -> spaces.Box:
+    """The observation space, with each field's bounds."""
+    low = np.concatenate([[lo] * n for _, n, lo, _ in _obs_layout(n_dice)])
+    high = np.concatenate([[hi] * n for _, n, _, hi in _obs_layout(n_dice)])
+    return spaces.Box(low.astype(np.float32), high.astype(np.float32), dtype=np.float32)
 
 
 def obs_size(n_dice: int) -> int:
@@ -247,10 +262,8 @@ class DicePokerEnv(gym.Env):
                 f"opponents lists {len(specs)} agents but {n_players} players need {n_players - 1}"
             )
         self._opponents = [make_agent(s, game_name, **rules) for s in specs]
-        self.action_space = spaces.Discrete(self.rules.n_actions)
-        self.observation_space = spaces.Box(
-            low=-1.0, high=np.inf, shape=(obs_size(n_dice),), dtype=np.float32
-        )
+        self.action_space = LegalDiscrete(self.rules.n_actions, self.action_masks)
+        self.observation_space = obs_space(n_dice)
         self.match: DicePokerMatch | None = None
 
     # -- gymnasium API -------------------------------------------------------

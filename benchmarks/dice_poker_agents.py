@@ -1,0 +1,29 @@
+"""Dice-poker agents against each other: win rate by position, chips per game.
+
+    python benchmarks/dice_poker_agents.py --agents heuristic random random --games 6000
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from agents.arena import play_dice_poker
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", nargs="+", default=["heuristic", "random", "random"])
+    parser.add_argument("--games", type=int, default=6000)
+    parser.add_argument("--dice", type=int, choices=(5, 6), default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    start = time.perf_counter()
+    result = play_dice_poker(args.agents, args.games, n_dice=args.dice, seed=args.seed)
+    print(f"\n{args.dice} dice, {args.games} games, seats rotated, seed {args.seed}")
+    print(result.table())
+    print(f"({time.perf_counter() - start:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,191 @@
+"""PettingZoo AEC environment of prison dice poker: every seat is an agent."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from envs.dice_poker import obs_space, observe, render_game
+from envs.rules.dice_poker import DicePokerMatch, DicePokerRules
+
+RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
+
+
+def env(**kwargs) -> AECEnv:
+    """The AEC env wrapped in PettingZoo's order-enforcing checks."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(AECEnv, EzPickle):
+    """
+    ## Description
+
+    Prison dice poker (RULES.md sections 1 and 2) with every seat an agent
+    ``player_0`` .. ``player_{n-1}`` (``player_i`` sits in seat ``i``). The
+    agent to act is the one rolling; players not in a play-off just wait.
+
+    ## Action Space
+
+    ``Discrete(2**n_dice)`` per agent: the bit set of dice to re-roll over
+    the observation's sorted dice, 0 = stand; ``action_mask`` forbids frozen
+    dice. An illegal action raises ``ValueError`` and changes nothing.
+
+    ## Observation Space
+
+    ``{"observation": Box(float32), "action_mask": Box(int8)}``: the same
+    vector as ``DicePokerEnv`` (see its docstring and
+    ``envs.dice_poker.decode_observation``) from that agent's seat; the own
+    dice are zeros and the mask is all zeros when it is not that agent's turn.
+
+    ## Rewards
+
+    Net chips of each game, given when the game is decided: ``pot - ante``
+    to the winner, ``-ante`` to the others. Every game's rewards sum to zero.
+
+    ## Episode End
+
+    All agents terminate when the game (``episode="game"``) or the circle
+    (``episode="circle"``: one game started by each seat) is decided.
+
+    ## Arguments
+
+    ``n_dice`` (5 or 6), ``n_players`` (3, 2-6), ``episode`` ("game" |
+    "circle"), ``first_player`` ("roll" | a seat), ``render_mode`` ("ansi" |
+    "human") and every rule option of ``DicePokerEnv``.
+
+    ## Version History
+
+    - v0: first version.
+    """
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "dice_poker_v0",
+        "is_parallelizable": False,
+        "render_fps": 4,
+    }
+
+    def __init__(
+        self,
+        n_dice: int = 5,
+        n_players: int = 3,
+        episode: str = "game",
+        first_player: int | str = "roll",
+        render_mode: str | None = None,
+        **rules,
+    ) -> None:
+        EzPickle.__init__(self, n_dice, n_players, episode, first_player, render_mode, **rules)
+        super().__init__()
+        unknown = sorted(set(rules) - set(RULE_KWARGS))
+        if unknown:
+            raise TypeError(f"unknown argument(s) {unknown}; rule options are {RULE_KWARGS}")
+        self.rules = DicePokerRules(n_dice=n_dice, **rules)
+        if not isinstance(n_players, int) or not 2 <= n_players <= 6:
+            raise ValueError(f"n_players must be 2..6, got {n_players!r}")
+        if episode not in ("game", "circle"):
+            raise ValueError(f"episode must be 'game' or 'circle', got {episode!r}")
+        if first_player != "roll" and first_player not in range(n_players):
+            raise ValueError(
+                f"first_player must be 'roll' or 0..{n_players - 1}, got {first_player!r}"
+            )
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.n_players = n_players
+        self.episode = episode
+        self.first_player = first_player
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(n_players)]
+        n = self.rules.n_actions
+        space = spaces.Dict(
+            {
+                "observation": obs_space(n_dice),
+                "action_mask": spaces.Box(0, 1, (n,), np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self.match: DicePokerMatch | None = None
+        self._np_random, _ = seeding.np_random(None)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._np_random, _ = seeding.np_random(seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.match = DicePokerMatch(
+            self.n_players,
+            self._np_random,
+            self.rules,
+            n_games=self.n_players if self.episode == "circle" else 1,
+            first=None if self.first_player == "roll" else self.first_player,
+        )
+        self.agent_selection = self._agent_of(self.match.game.current_player)
+
+    def _agent_of(self, seat: int) -> str:
+        return self.possible_agents[seat]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.possible_agents.index(agent)
+        m = self.match
+        mask = np.zeros(self.rules.n_actions, dtype=np.int8)
+        if not m.done and m.game.current_player == seat:
+            mask[m.game.legal_actions()] = 1
+        obs = observe(m.game, seat, m.games_left, m.chips[seat])
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        payoffs = self.match.step(action)  # raises on an illegal action, changing nothing
+        self._cumulative_rewards[agent] = 0
+        self.rewards = dict.fromkeys(self.agents, 0)
+        for seat, gain in payoffs.items():
+            self.rewards[self._agent_of(seat)] = gain
+        if self.match.done:
+            self.terminations = dict.fromkeys(self.agents, True)
+            for a in self.agents:
+                self.infos[a] = {"winner": self._agent_of(self.match.game.winner)}
+        else:
+            self.agent_selection = self._agent_of(self.match.game.current_player)
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        labels = {i: a for i, a in enumerate(self.possible_agents)}
+        text = "\n".join(
+            [
+                f"Dice poker, {self.rules.n_dice} dice; chips "
+                + ", ".join(f"{labels[s]} {c:+d}" for s, c in enumerate(self.match.chips)),
+                render_game(self.match.game, labels),
+            ]
+        )
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

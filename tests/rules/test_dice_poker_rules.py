@@ -1,0 +1,160 @@
+"""One game of prison dice poker as a state machine, with scripted dice."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs.rules.dice_poker import (
+    DicePokerGame,
+    DicePokerMatch,
+    DicePokerRules,
+    roll_for_first,
+    turn_order,
+)
+
+
+def bits(*positions: int) -> int:
+    return sum(1 << p for p in positions)
+
+
+def test_frozen_dice_rule(scripted):
+    rng = scripted([1, 1, 2, 5, 6, 3, 4])  # roll 1, then the two re-rolled dice
+    game = DicePokerGame([0, 1], rng)
+    assert game.dice == (1, 1, 2, 5, 6) and game.rolls_used == 1
+    assert game.legal_actions() == list(range(32))  # any re-roll after roll 1
+    game.step(bits(3, 4))  # re-roll the 5 and the 6; 1 1 2 are kept, hence frozen
+    assert game.dice == (1, 1, 2, 3, 4)
+    assert game.frozen == (True, True, True, False, False)
+    assert game.rolls_used == 2
+    # roll 3 may touch only the dice re-rolled at roll 2 (now the 3 and the 4)
+    assert game.legal_actions() == [0, bits(3), bits(4), bits(3, 4)]
+    with pytest.raises(
+        ValueError, match=r"illegal action 1 .*legal re-roll bit sets now are \[0, 8, 16, 24\]"
+    ):
+        game.step(bits(0))
+    assert game.dice == (1, 1, 2, 3, 4) and game.rolls_used == 2  # unchanged
+
+
+def test_without_frozen_dice_everything_may_be_rerolled(scripted):
+    rng = scripted([1, 1, 2, 5, 6, 3, 4])
+    game = DicePokerGame([0, 1], rng, DicePokerRules(lock_kept_dice=False))
+    game.step(bits(3, 4))
+    assert game.frozen == (False,) * 5
+    assert game.legal_actions() == list(range(32))
+
+
+def test_third_roll_ends_the_turn_and_play_passes(scripted):
+    rng = scripted([1, 2, 3, 4, 6] + [6, 6, 6, 6] + [5] + [2, 2, 3, 3, 4])
+    game = DicePokerGame([1, 0], rng)
+    assert game.current_player == 1
+    game.step(bits(0, 1, 2, 3))  # keep the 6, re-roll 1 2 3 4 -> four more sixes
+    # the kept six is frozen and sorts after the re-rolled sixes
+    assert game.dice == (6,) * 5 and game.frozen == (False,) * 4 + (True,)
+    assert bits(4) not in game.legal_actions()
+    game.step(bits(0))  # a re-rolled six comes up 5: the third roll ends the turn
+    assert game.rounds[0][0].rolls == [(1, 2, 3, 4, 6), (6, 6, 6, 6, 6), (5, 6, 6, 6, 6)]
+    assert (game.rounds[0][0].hand.name, game.rounds[0][0].hand.points) == ("four", 24)
+    assert game.current_player == 0 and game.rolls_used == 1
+    assert game.dice == (2, 2, 3, 3, 4) and game.frozen == (False,) * 5
+
+
+def test_tie_goes_to_a_playoff_without_new_ante(scripted):
+    # three players: seats 2, 0 tie with four fours; seat 1 has a pair
+    rng = scripted(
+        [4, 4, 4, 4, 1]  # seat 2
+        + [1, 1, 2, 3, 5]  # seat 1
+        + [4, 4, 4, 4, 6]  # seat 0: ties (kickers don't count)
+        + [2, 2, 3, 5, 6]  # play-off: seat 2 first (earliest tied in the round order)
+        + [3, 3, 3, 1, 2]  # play-off: seat 0
+    )
+    game = DicePokerGame([2, 1, 0], rng, DicePokerRules(ante=2))
+    assert game.pot == 6
+    for _ in range(3):
+        game.step(0)
+    assert not game.done and game.playoff == 1
+    assert game.round_order == [2, 0]
+    assert game.pot == 6
+    assert game.current_player == 2
+    game.step(0)
+    assert game.best_so_far()[0].name == "pair"
+    game.step(0)
+    assert game.done and game.winner == 0
+    assert game.payoffs() == {0: 4, 1: -2, 2: -2}
+    assert game.legal_actions() == []
+    with pytest.raises(ValueError, match="the game is over"):
+        game.step(0)
+
+
+def test_best_so_far_counts_ties(scripted):
+    rng = scripted([6, 6, 1, 2, 3] + [6, 6, 2, 4, 5] + [1, 1, 1, 2, 3])
+    game = DicePokerGame([0, 1, 2], rng)
+    game.step(0)
+    game.step(0)
+    best, count = game.best_so_far()
+    assert (best.name, best.points, count) == ("pair", 12, 2)
+    assert game.players_after == 0
+
+
+def test_roll_for_first_rerolls_tied_highest(scripted):
+    rng = scripted([6, 3, 6, 2] + [4, 5])  # seats 0 and 2 tie on 6, then re-roll: 4 vs 5
+    first, rounds = roll_for_first(4, rng)
+    assert first == 2
+    assert rounds == [{0: 6, 1: 3, 2: 6, 3: 2}, {0: 4, 2: 5}]
+
+
+def test_turn_order_passes_left():
+    assert turn_order(2, 4) == [2, 3, 0, 1]
+
+
+def test_circle_start_moves_left():
+    match = DicePokerMatch(3, np.random.default_rng(5), n_games=3, first=1)
+    starters = [match.game.order[0]]
+    while not match.done:
+        if match.step(0) and not match.done:
+            starters.append(match.game.order[0])
+    assert starters == [1, 2, 0]
+    assert match.games_played == 3
+    assert sum(match.chips) == 0
+
+
+def test_copy_is_independent():
+    game = DicePokerGame([0, 1], np.random.default_rng(3))
+    twin = game.copy()
+    game.step(31)
+    twin.step(31)
+    assert game.dice == twin.dice  # same generator state, same roll
+    game.step(0)
+    assert twin.current_player == 0 and game.current_player == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"n_dice": 4}, "n_dice"),
+        ({"ante": -1}, "ante"),
+        ({"lock_kept_dice": "no"}, "lock_kept_dice"),
+        ({"pyramid": "flat"}, "pyramid"),
+    ],
+)
+def test_bad_rules(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        DicePokerRules(**kwargs)
+
+
+def test_ten_thousand_random_games_conserve_chips():
+    rng = np.random.default_rng(2024)
+    for i in range(10_000):
+        n = 2 + i % 5
+        rules = DicePokerRules(n_dice=5 + i % 2, ante=1 + i % 3, lock_kept_dice=bool(i % 4))
+        game = DicePokerGame(turn_order(int(rng.integers(n)), n), rng, rules)
+        steps = 0
+        while not game.done:
+            game.step(int(rng.choice(game.legal_actions())))
+            steps += 1
+            assert steps < 10_000, "a game must end"
+        pay = game.payoffs()
+        assert sum(pay.values()) == 0
+        assert pay[game.winner] == rules.ante * (n - 1)
+        last = game.rounds[-1]
+        assert max(t.hand for t in last) == next(t.hand for t in last if t.seat == game.winner)
