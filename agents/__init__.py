@@ -22,6 +22,10 @@ AGENTS: dict[str, dict[str, str]] = {
         "dice_poker": "agents.heuristic.dice_poker:DicePokerHeuristic",
         "dice_poker6": "agents.heuristic.dice_poker:DicePokerHeuristic",
     },
+    "optimal": {
+        "dice_poker": "agents.optimal.dice_poker:DicePokerOptimal",
+        "dice_poker6": "agents.optimal.dice_poker:DicePokerOptimal",
+    },
 }
 
 
