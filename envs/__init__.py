@@ -5,6 +5,8 @@ from gymnasium.envs.registration import register, registry
 _IDS = {
     "DicePoker-v0": ("envs.dice_poker:DicePokerEnv", {"n_dice": 5}),
     "DicePoker6-v0": ("envs.dice_poker:DicePokerEnv", {"n_dice": 6}),
+    "Yahtzee-v0": ("envs.yahtzee:YahtzeeEnv", {"rules": "russian"}),
+    "YahtzeeClassic-v0": ("envs.yahtzee:YahtzeeEnv", {"rules": "classic"}),
 }
 
 for _id, (_entry, _kwargs) in _IDS.items():

@@ -54,6 +54,19 @@ A whole card (immutable; every step returns a new one)::
     card.fill(row, dice, first_roll=False) -> (Scorecard, points)
         ValueError naming the legal rows if the row is not legal now; the card is immutable.
 
+    card.fill_options(dice, first_roll=False) -> dict[str, int]   every legal row -> the
+        whole gain of filling it (as card.points), in one fast pass
+
+One player's whole game (what the envs wrap; actions as in the envs)::
+
+    game = ScorecardGame(rng, rules="russian", **options)   rolls the first five dice
+    game.dice (sorted tuple), game.rolls_used (1..3), game.card, game.done, game.first_roll
+    game.legal_rows(), game.fill_options(), game.legal_actions(), game.action_mask()
+    game.step(action) -> points     action < 32: re-roll the dice whose bits are set (bit i
+        = the i-th smallest die; legal while rolls_used < 3; 0 never); 32 + k: fill row k
+    roll_dice(rng, n) -> list[int]  the dice roll every game uses (one uniform draw < 6**n)
+    total_bounds(rules, **options) -> (lo, hi)  bounds of a finished card's total
+
 Module-level forms of the card rules (for solvers that keep their own state)::
 
     legal_rows(open_rows, dice, rules="russian", **options) -> tuple[str, ...]
@@ -68,11 +81,14 @@ under every joker option; the joker applies whether the Yahtzee row holds 50 or 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from functools import cache
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
 
-from envs.rules.dice import check_dice
+import numpy as np
+
+from envs.rules.dice import check_dice, multisets
 
 N_DICE = 5
 UPPER_ROWS = ("ones", "twos", "threes", "fours", "fives", "sixes")
@@ -115,10 +131,13 @@ POKER_BONUS = 50
 YAHTZEE_BONUS = 100
 JOKER_VALUES = {"full_house": 25, "small_straight": 30, "large_straight": 40}
 
+_UPPER_SET = frozenset(UPPER_ROWS)
+_ROWS = {"russian": RUSSIAN_ROWS, "classic": CLASSIC_ROWS}
 _INDEX = {
     "russian": {r: i for i, r in enumerate(RUSSIAN_ROWS)},
     "classic": {r: i for i, r in enumerate(CLASSIC_ROWS)},
 }
+ROW_INDEX = _INDEX  # rules name -> row name -> position on the card
 
 
 @dataclass(frozen=True)
@@ -142,7 +161,7 @@ class ScorecardRules:
 
     @property
     def rows(self) -> tuple[str, ...]:
-        return rows_of(self.rules)
+        return _ROWS[self.rules]
 
     @property
     def options(self) -> dict:
@@ -201,7 +220,13 @@ def _row_index(rules: ScorecardRules, row: str) -> int:
 
 
 def _key(dice: Iterable[int]) -> tuple[int, ...]:
-    return tuple(sorted(int(d) for d in dice))
+    """Validated, sorted dice (cached: there are only 7776 ordered rolls)."""
+    return _sorted_dice(tuple(dice))
+
+
+@cache
+def _sorted_dice(dice: tuple) -> tuple[int, ...]:
+    return tuple(sorted(check_dice(dice, N_DICE)))
 
 
 def _counts(dice: tuple[int, ...]) -> list[int]:
@@ -281,7 +306,7 @@ def _table(rules: ScorecardRules, dice: Iterable[int]):
 
 def is_yahtzee(dice: Iterable[int]) -> bool:
     """Five of a kind."""
-    d = check_dice(dice, N_DICE)
+    d = _key(dice)
     return len(set(d)) == 1
 
 
@@ -335,7 +360,7 @@ def joker_active(
     r = make_rules(rules)
     if r.rules != "classic" or r.joker == "none":
         return False
-    d = check_dice(dice, N_DICE)
+    d = _key(dice)
     open_set = set(open_rows)
     return len(set(d)) == 1 and "yahtzee" not in open_set and UPPER_ROWS[d[0] - 1] not in open_set
 
@@ -358,26 +383,30 @@ def legal_rows(
     bad = sorted(open_set - set(rows))
     if bad:
         raise ValueError(f"unknown row(s) {bad} for rules={r.rules!r}; rows are {rows}")
-    ordered = [row for row in rows if row in open_set]
+    return _legal(r, tuple(row for row in rows if row in open_set), _key(dice))
+
+
+def _legal(r: ScorecardRules, ordered: tuple[str, ...], d: tuple[int, ...]) -> tuple[str, ...]:
+    """:func:`legal_rows` for validated input: open rows in card order, sorted dice."""
     if r.rules == "russian":
-        upper = [row for row in ordered if row in UPPER_ROWS]
+        upper = tuple(row for row in ordered if row in _UPPER_SET)
         if upper:
-            return tuple(upper)
+            return upper
         if r.scratch == "only_if_nothing":
-            sat = _table(r, dice)[1]
-            good = [row for row in ordered if sat[_INDEX["russian"][row]]]
+            sat = _russian_table(d)[1]
+            index = _INDEX["russian"]
+            good = tuple(row for row in ordered if sat[index[row]])
             if good:
-                return tuple(good)
-        return tuple(ordered)
-    d = check_dice(dice, N_DICE)
-    if r.joker == "forced" and len(set(d)) == 1 and "yahtzee" not in open_set:
+                return good
+        return ordered
+    if r.joker == "forced" and d[0] == d[4] and "yahtzee" not in ordered:
         own = UPPER_ROWS[d[0] - 1]
-        if own in open_set:
+        if own in ordered:
             return (own,)
-        lower = [row for row in ordered if row not in UPPER_ROWS]
+        lower = tuple(row for row in ordered if row not in _UPPER_SET)
         if lower:
-            return tuple(lower)
-    return tuple(ordered)
+            return lower
+    return ordered
 
 
 @dataclass(frozen=True)
@@ -397,20 +426,32 @@ class Scorecard:
                 f"a {self.rules.rules} card has {len(self.rules.rows)} rows, "
                 f"got {len(self.scores)} scores"
             )
+        scores = self.scores
+        upper_open = any(x is None for x in scores[:6])
+        derived = {
+            "_open_rows": tuple(r for r, x in zip(self.rows, scores, strict=True) if x is None),
+            "_stage": 0 if self.rules.rules == "classic" else (1 if upper_open else 2),
+            "_upper_sum": sum(x for x in scores[:6] if x is not None),
+            "_total": sum(x for x in scores if x is not None) + self.bonus + self.yahtzee_bonus,
+            "_yahtzee_scored": self.rules.rules == "classic"
+            and scores[_INDEX["classic"]["yahtzee"]] == 50,
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
     @classmethod
     def new(cls, rules: str | ScorecardRules = "russian", **options) -> Scorecard:
         """An empty card."""
         return cls(make_rules(rules, **options))
 
-    # -- state ---------------------------------------------------------------
+    # -- state (derived once in __post_init__: a card never changes) ------------
     @property
     def rows(self) -> tuple[str, ...]:
         return self.rules.rows
 
     @property
     def open_rows(self) -> tuple[str, ...]:
-        return tuple(r for r, s in zip(self.rows, self.scores, strict=True) if s is None)
+        return self._open_rows
 
     @property
     def open_mask(self) -> int:
@@ -420,33 +461,29 @@ class Scorecard:
     @property
     def stage(self) -> int:
         """russian: 1 while a stage-1 row is open, then 2; classic: 0 (no stages)."""
-        if self.rules.rules == "classic":
-            return 0
-        return 1 if any(s is None for s in self.scores[:6]) else 2
+        return self._stage
 
     @property
     def upper_sum(self) -> int:
         """Sum of the filled stage-1 / upper rows."""
-        return sum(s for s in self.scores[:6] if s is not None)
+        return self._upper_sum
 
     @property
     def total(self) -> int:
-        return sum(s for s in self.scores if s is not None) + self.bonus + self.yahtzee_bonus
+        return self._total
 
     @property
     def is_complete(self) -> bool:
-        return all(s is not None for s in self.scores)
+        return not self._open_rows
 
     @property
     def turns_left(self) -> int:
-        return sum(s is None for s in self.scores)
+        return len(self._open_rows)
 
     @property
     def yahtzee_scored(self) -> bool:
         """classic: the Yahtzee row holds 50 (so extra Yahtzees earn the bonus)."""
-        if self.rules.rules != "classic":
-            return False
-        return self.scores[_INDEX["classic"]["yahtzee"]] == 50
+        return self._yahtzee_scored
 
     def score_of(self, row: str) -> int | None:
         """What ``row`` holds (None while open)."""
@@ -456,7 +493,7 @@ class Scorecard:
     def legal_rows(self, dice: Iterable[int]) -> tuple[str, ...]:
         if self.is_complete:
             return ()
-        return legal_rows(self.open_rows, dice, self.rules)
+        return _legal(self.rules, self.open_rows, _key(dice))
 
     def row_score(self, row: str, dice: Iterable[int], first_roll: bool = False) -> int:
         """What ``row`` would hold if filled now (joker values included; legality unchecked)."""
@@ -464,7 +501,7 @@ class Scorecard:
         return score_row(row, dice, self.rules, first_roll=first_roll, joker_active=joker)
 
     def _check(self, row: str, dice: Iterable[int]) -> tuple[int, ...]:
-        d = check_dice(dice, N_DICE)
+        d = _key(dice)
         _row_index(self.rules, row)
         legal = self.legal_rows(d)
         if row not in legal:
@@ -497,6 +534,43 @@ class Scorecard:
             ybonus = YAHTZEE_BONUS
         return score, bonus, ybonus
 
+    def fill_options(self, dice: Iterable[int], first_roll: bool = False) -> dict[str, int]:
+        """Every legal row now with the whole gain of filling it (as :meth:`points`).
+
+        One pass over cached tables, for envs and agents that need every row at each step.
+        """
+        d = _key(dice)
+        values, sat = _table(self.rules, d)
+        legal = self.legal_rows(d)
+        index = _INDEX[self.rules.rules]
+        upper = self.upper_sum
+        out: dict[str, int] = {}
+        if self.rules.rules == "russian":
+            last_upper = sum(s is None for s in self.scores[:6]) == 1
+            for row in legal:
+                k = index[row]
+                v = values[k]
+                if k < 6:
+                    if last_upper and upper + v >= STAGE1_BONUS_AT:
+                        v += STAGE1_BONUS
+                elif sat[k]:
+                    if first_roll and row != "chance":
+                        v *= 2
+                    if row == "poker":
+                        v += POKER_BONUS
+                out[row] = v
+            return out
+        yahtzee = d[0] == d[4]
+        joker = yahtzee and joker_active(d, self.open_rows, self.rules)
+        extra = YAHTZEE_BONUS if yahtzee and self.rules.yahtzee_bonus and self.yahtzee_scored else 0
+        for row in legal:
+            k = index[row]
+            v = JOKER_VALUES[row] if joker and row in JOKER_VALUES else values[k]
+            if k < 6 and upper < UPPER_BONUS_AT <= upper + v:
+                v += UPPER_BONUS
+            out[row] = v + extra
+        return out
+
     def points(self, row: str, dice: Iterable[int], first_roll: bool = False) -> int:
         """Everything filling ``row`` now would add to the total (bonuses included)."""
         d = self._check(row, dice)
@@ -510,23 +584,202 @@ class Scorecard:
         score, bonus, ybonus = self._gain(row, d, first_roll)
         scores = list(self.scores)
         scores[_INDEX[self.rules.rules][row]] = score
-        new = replace(
-            self,
-            scores=tuple(scores),
-            bonus=self.bonus + bonus,
-            yahtzee_bonus=self.yahtzee_bonus + ybonus,
-        )
+        new = Scorecard(self.rules, tuple(scores), self.bonus + bonus, self.yahtzee_bonus + ybonus)
         return new, score + bonus + ybonus
+
+
+@cache
+def total_bounds(rules: str | ScorecardRules = "russian", **options) -> tuple[int, int]:
+    """A lower and an upper bound of a finished card's total (every row at its best).
+
+    russian: no die of its face in every stage-1 row (-63) .. every row at its best with the
+    first-roll doubling and both bonuses; classic: 0 .. every row at its best plus the upper
+    bonus and twelve Yahtzee bonuses. Not every bound is reachable in one game.
+    """
+    r = make_rules(rules, **options)
+    rolls = multisets(N_DICE)
+    best = 0
+    for row in r.rows:
+        best += max(score_row(row, d, r, first_roll=True) for d in rolls)
+    if r.rules == "russian":
+        return -3 * sum(range(1, 7)), best + STAGE1_BONUS
+    extra = UPPER_BONUS + (YAHTZEE_BONUS * (len(r.rows) - 1) if r.yahtzee_bonus else 0)
+    return 0, best + extra
+
+
+# -- one player's whole game ------------------------------------------------------
+
+MAX_ROLLS = 3
+N_REROLL_ACTIONS = 32  # actions 0..31: re-roll bit sets over the sorted dice
+
+
+@lru_cache(maxsize=8192)
+def _mask(rules: str, can_reroll: bool, legal: tuple[str, ...]) -> np.ndarray:
+    rows = rows_of(rules)
+    mask = np.zeros(N_REROLL_ACTIONS + len(rows), dtype=bool)
+    mask[1:N_REROLL_ACTIONS] = can_reroll
+    index = _INDEX[rules]
+    mask[[N_REROLL_ACTIONS + index[r] for r in legal]] = True
+    mask.flags.writeable = False
+    return mask
+
+
+def roll_dice(rng: np.random.Generator, n: int) -> list[int]:
+    """Roll ``n`` fair dice with one draw of a number below 6**n (exactly uniform).
+
+    One scalar draw is several times cheaper than ``rng.integers(1, 7, size=n)``, and the
+    envs roll at every step; the draw indexes a table of every ordered roll.
+    """
+    return list(_ORDERED_ROLLS[n][int(rng.integers(6**n))])
+
+
+_ORDERED_ROLLS = [tuple(itertools.product(range(1, 7), repeat=n)) for n in range(N_DICE + 1)]
+
+
+class ScorecardGame:
+    """One player's game as a state machine: the card, this turn's dice and rolls.
+
+    Actions (the envs' action space): ``a < 32`` re-rolls the dice whose bits are set,
+    bit i = the i-th smallest die (legal while rolls remain; never 0); ``32 + k`` fills
+    row ``k`` of the card. Each turn starts with a roll of all five dice. Mutable, owns
+    ``rng`` for its rolls; :meth:`copy` gives an independent game.
+    """
+
+    def __init__(
+        self, rng: np.random.Generator, rules: str | ScorecardRules = "russian", **options
+    ) -> None:
+        self.rules = make_rules(rules, **options)
+        self.rng = rng
+        self.card = Scorecard(self.rules)
+        self.dice: tuple[int, ...] = ()
+        self.rolls_used = 0
+        self.history: list[tuple[tuple[int, ...], ...]] = []  # rolls of each finished turn
+        self._rolls: list[tuple[int, ...]] = []
+        self._cache: dict = {}
+        self._start_turn()
+
+    @property
+    def n_actions(self) -> int:
+        return N_REROLL_ACTIONS + len(self.rules.rows)
+
+    @property
+    def done(self) -> bool:
+        return self.card.is_complete
+
+    @property
+    def first_roll(self) -> bool:
+        """The dice are this turn's first roll (stage-2 rows filled now are doubled)."""
+        return self.rolls_used == 1
+
+    @property
+    def rolls_left(self) -> int:
+        return 0 if self.done else MAX_ROLLS - self.rolls_used
+
+    # Everything below depends only on (card, dice, rolls_used); it is cached until one of
+    # them changes, since envs ask for the mask, the options and the observation every step.
+    def legal_rows(self) -> tuple[str, ...]:
+        """Rows that may be filled now."""
+        c = self._cache
+        if "legal" not in c:
+            c["legal"] = self.card.legal_rows(self.dice) if not self.done else ()
+        return c["legal"]
+
+    def fill_options(self) -> dict[str, int]:
+        """Legal rows now and the whole gain of each (a fresh dict)."""
+        c = self._cache
+        if "options" not in c:
+            c["options"] = (
+                self.card.fill_options(self.dice, self.first_roll) if not self.done else {}
+            )
+        return dict(c["options"])
+
+    def legal_row_actions(self) -> list[int]:
+        index = _INDEX[self.rules.rules]
+        return [N_REROLL_ACTIONS + index[r] for r in self.legal_rows()]
+
+    def legal_actions(self) -> list[int]:
+        if self.done:
+            return []
+        rerolls = list(range(1, N_REROLL_ACTIONS)) if self.rolls_used < MAX_ROLLS else []
+        return rerolls + self.legal_row_actions()
+
+    def action_mask(self) -> np.ndarray:
+        can_reroll = not self.done and self.rolls_used < MAX_ROLLS
+        return _mask(self.rules.rules, can_reroll, self.legal_rows()).copy()
+
+    def is_legal(self, action: int) -> bool:
+        if isinstance(action, bool) or not isinstance(action, int | np.integer) or self.done:
+            return False
+        a = int(action)
+        if 0 < a < N_REROLL_ACTIONS:
+            return self.rolls_used < MAX_ROLLS
+        k = a - N_REROLL_ACTIONS
+        return 0 <= k < len(self.rules.rows) and self.rules.rows[k] in self.legal_rows()
+
+    def step(self, action: int) -> int:
+        """Play ``action``; returns the points it gained (0 for a re-roll).
+
+        Raises ``ValueError`` naming the legal actions, leaving the game unchanged.
+        """
+        if not self.is_legal(action):
+            if self.done:
+                raise ValueError(f"illegal action {action!r}: the game is over")
+            rows = ", ".join(
+                f"{a}={self.rules.rows[a - N_REROLL_ACTIONS]}" for a in self.legal_row_actions()
+            )
+            rerolls = "1..31 (re-roll)" if self.rolls_used < MAX_ROLLS else "no re-roll (roll 3/3)"
+            raise ValueError(f"illegal action {action!r}; legal actions are {rerolls}, {rows}")
+        action = int(action)
+        if action < N_REROLL_ACTIONS:
+            dice = list(self.dice)
+            picked = [i for i in range(N_DICE) if action >> i & 1]
+            new = roll_dice(self.rng, len(picked))
+            for i, face in zip(picked, new, strict=True):
+                dice[i] = face
+            self.rolls_used += 1
+            self._set_dice(dice)
+            return 0
+        row = self.rules.rows[action - N_REROLL_ACTIONS]
+        self.card, points = self.card.fill(row, self.dice, first_roll=self.first_roll)
+        self._cache = {}
+        self.history.append(tuple(self._rolls))
+        if not self.done:
+            self._start_turn()
+        return points
+
+    def _set_dice(self, dice: list[int]) -> None:
+        self._cache = {}
+        self.dice = tuple(sorted(dice))
+        self._rolls.append(self.dice)
+
+    def _start_turn(self) -> None:
+        self._rolls = []
+        self.rolls_used = 1
+        self._set_dice(roll_dice(self.rng, N_DICE))
+
+    def copy(self) -> ScorecardGame:
+        new = object.__new__(ScorecardGame)
+        new.__dict__.update(self.__dict__)
+        new.rng = np.random.Generator(type(self.rng.bit_generator)())
+        new.rng.bit_generator.state = self.rng.bit_generator.state
+        new.history = list(self.history)
+        new._rolls = list(self._rolls)
+        new._cache = {}
+        return new
 
 
 __all__ = [
     "CLASSIC_ROWS",
+    "ROW_INDEX",
+    "MAX_ROLLS",
+    "N_REROLL_ACTIONS",
     "JOKER_OPTIONS",
     "RULE_SETS",
     "RUSSIAN_ROWS",
     "SCRATCH_OPTIONS",
     "UPPER_ROWS",
     "Scorecard",
+    "ScorecardGame",
     "ScorecardRules",
     "is_yahtzee",
     "joker_active",

@@ -1,0 +1,338 @@
+"""Gymnasium environments ``Yahtzee-v0`` ("Покер на костях") and ``YahtzeeClassic-v0``."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from envs.rules.dice import multisets
+from envs.rules.scorecard import (
+    MAX_ROLLS,
+    N_DICE,
+    N_REROLL_ACTIONS,
+    OPTION_NAMES,
+    ROW_INDEX,
+    Scorecard,
+    ScorecardGame,
+    ScorecardRules,
+    make_rules,
+    score_row,
+    total_bounds,
+)
+
+
+def obs_fields(rules: str | ScorecardRules = "russian") -> list[tuple[str, int]]:
+    """The observation's named slices, in order, as (name, length)."""
+    n = len(make_rules(rules).rows)
+    return [
+        ("face_counts", 6),
+        ("dice", N_DICE),
+        ("rolls_used", 1),
+        ("open_rows", n),
+        ("stage", 1),
+        ("upper_sum", 1),
+        ("bonus", 1),
+        ("yahtzee_scored", 1),
+        ("joker", 1),
+        ("total", 1),
+        ("fill_points", n),
+    ]
+
+
+def obs_size(rules: str | ScorecardRules = "russian") -> int:
+    return sum(n for _, n in obs_fields(rules))
+
+
+def obs_space(rules: str | ScorecardRules = "russian", **options) -> spaces.Box:
+    """The observation Box with per-field bounds."""
+    r = make_rules(rules, **options)
+    n = len(r.rows)
+    lo_total, hi_total = total_bounds(r)
+    russian = r.rules == "russian"
+    best_fill = max(
+        max(score_row(row, d, r, first_roll=True) for d in multisets(N_DICE)) for row in r.rows
+    )
+    # the largest single gain: a row at its best plus the bonus it may complete
+    hi_fill = best_fill + (50 if russian else 35 + 100)
+    bounds = {
+        "face_counts": (0, N_DICE),
+        "dice": (1, 6),
+        "rolls_used": (1, MAX_ROLLS),
+        "open_rows": (0, 1),
+        "stage": (0, 2),
+        "upper_sum": (-63, 42) if russian else (0, 105),
+        "bonus": (0, 50 if russian else 35),
+        "yahtzee_scored": (0, 1),
+        "joker": (0, 1),
+        "total": (lo_total, hi_total),
+        "fill_points": (-18 if russian else 0, hi_fill),
+    }
+    low, high = [], []
+    for name, length in obs_fields(r):
+        lo, hi = bounds[name]
+        low += [lo] * length
+        high += [hi] * length
+    assert len(low) == obs_size(r) == 2 * n + 18
+    return spaces.Box(np.array(low, np.float32), np.array(high, np.float32), dtype=np.float32)
+
+
+def observe(game: ScorecardGame) -> np.ndarray:
+    """The observation of the player of ``game`` (its layout: :func:`obs_fields`)."""
+    card = game.card
+    rows = card.rows
+    dice = game.dice
+    counts = [0] * 6
+    for d in dice:
+        counts[d - 1] += 1
+    points = [0] * len(rows)
+    index = ROW_INDEX[card.rules.rules]
+    for row, v in game.fill_options().items():
+        points[index[row]] = v
+    yahtzee = dice[0] == dice[4]
+    vec = [
+        *counts,
+        *dice,
+        game.rolls_used,
+        *[s is None for s in card.scores],
+        card.stage,
+        card.upper_sum,
+        card.bonus,
+        card.yahtzee_scored,
+        card.rules.rules == "classic" and yahtzee and "yahtzee" not in card.open_rows,
+        card.total,
+        *points,
+    ]
+    return np.array(vec, dtype=np.float32)
+
+
+def decode_observation(
+    obs: np.ndarray, rules: str | ScorecardRules = "russian"
+) -> dict[str, np.ndarray | float]:
+    """Split an observation into its named fields (scalars as floats, dice as ints)."""
+    obs = np.asarray(obs)
+    size = obs_size(rules)
+    if obs.shape != (size,):
+        raise ValueError(
+            f"expected an observation of shape ({size},) for rules={make_rules(rules).rules!r}, "
+            f"got {obs.shape}"
+        )
+    out: dict[str, np.ndarray | float] = {}
+    i = 0
+    for name, length in obs_fields(rules):
+        part = obs[i : i + length]
+        if name in ("face_counts", "dice"):
+            out[name] = part.astype(np.int64)
+        elif name == "open_rows":
+            out[name] = part.astype(bool)
+        else:
+            out[name] = float(part[0]) if length == 1 else part.copy()
+        i += length
+    return out
+
+
+def card_dict(card: Scorecard) -> dict[str, int | None]:
+    """The card as row -> score (None while open)."""
+    return dict(zip(card.rows, card.scores, strict=True))
+
+
+def render_card(game: ScorecardGame, title: str = "") -> str:
+    """The dice, rolls left and the card as a text table."""
+    card = game.card
+    lines = [title] if title else []
+    if game.done:
+        lines.append(f"game over: total {card.total}")
+    else:
+        lines.append(
+            f"dice {' '.join(map(str, game.dice))}   roll {game.rolls_used}/{MAX_ROLLS}, "
+            f"{game.rolls_left} left"
+        )
+    options = game.fill_options()
+    lines.append(f"  {'row':<16}{'score':>6}   {'now':>5}")
+    for k, (row, score) in enumerate(zip(card.rows, card.scores, strict=True)):
+        if card.rules.rules == "russian" and k == 6:
+            lines.append(f"  {'stage-1 sum':<16}{card.upper_sum:>6}")
+            lines.append(f"  {'bonus':<16}{card.bonus:>6}")
+        now = f"{options[row]:>5}" if row in options else ""
+        shown = "" if score is None else f"{score:>6}"
+        lines.append(f"  {N_REROLL_ACTIONS + k:>2} {row:<13}{shown:>6}   {now}")
+    if card.rules.rules == "classic":
+        lines.append(f"  {'upper sum':<16}{card.upper_sum:>6}")
+        lines.append(f"  {'upper bonus':<16}{card.bonus:>6}")
+        lines.append(f"  {'yahtzee bonus':<16}{card.yahtzee_bonus:>6}")
+    lines.append(f"  {'total':<16}{card.total:>6}")
+    return "\n".join(lines)
+
+
+class YahtzeeEnv(gym.Env):
+    """
+    ## Description
+
+    One player's whole game of a scorecard dice game. ``Yahtzee-v0`` is the
+    Russian "Покер на костях" (RULES.md section 4): 17 turns, six stage-1
+    rows (count of the face minus three, times the face; +50 at a stage-1
+    sum >= 0) before eleven stage-2 rows that are doubled when filled right
+    after the first roll. ``YahtzeeClassic-v0`` is classic Yahtzee (RULES.md
+    section 5): 13 turns, upper bonus, Yahtzee bonus and the joker rule.
+    Each turn starts with a roll of all five dice; up to two re-rolls of any
+    dice follow; the turn ends when a row is filled.
+
+    ## Action Space
+
+    ``Discrete(32 + n_rows)`` (49 russian, 45 classic):
+
+    - ``a`` in 1..31: re-roll the dice whose bits are set, bit ``i`` = the
+      ``i``-th smallest die (the observation's ``dice``); legal while rolls
+      remain (``rolls_used < 3``). ``0`` (re-roll nothing) is never legal.
+    - ``32 + k``: fill row ``k`` of the card now (rows as in
+      ``envs.rules.scorecard.RUSSIAN_ROWS`` / ``CLASSIC_ROWS``); legal when the
+      rules allow it now (stage, open rows, scratch rule, forced joker).
+      Filling right after the first roll is always allowed where the rules
+      allow the row, since that earns the russian doubling.
+
+    :meth:`action_masks` (and ``info["action_mask"]``) gives the legal
+    actions. An illegal action raises ``ValueError`` and changes nothing.
+
+    ## Observation Space
+
+    A flat ``Box(float32)`` of ``2*n_rows + 18`` values (52 russian, 44
+    classic), ``n`` = number of rows:
+
+    | index | field | meaning |
+    |---|---|---|
+    | 0-5 | face_counts | how many ones .. sixes |
+    | 6-10 | dice | the dice, sorted ascending (faces 1-6) |
+    | 11 | rolls_used | 1, 2 or 3 rolls of this turn so far |
+    | 12 .. 11+n | open_rows | 1 where row k is still open |
+    | 12+n | stage | russian: 1 while a stage-1 row is open, then 2; classic: 0 |
+    | 13+n | upper_sum | sum of the filled stage-1 (russian) / upper (classic) rows |
+    | 14+n | bonus | the card bonus earned so far: russian 0/50, classic 0/35 |
+    | 15+n | yahtzee_scored | classic: the Yahtzee row holds 50 (extra Yahtzees earn 100) |
+    | 16+n | joker | classic: the dice are a Yahtzee and the Yahtzee row is filled |
+    | 17+n | total | the card's total so far, bonuses included |
+    | 18+n .. 17+2n | fill_points | what filling row k now would gain (0 where illegal) |
+
+    Everything an exact player needs is here (the open rows, the upper sum,
+    the Yahtzee-row state, the dice and rolls used); ``fill_points`` and
+    ``total`` are conveniences. :func:`decode_observation` splits a vector.
+
+    ## Rewards
+
+    The points each fill adds to the card: the row's score (doubling and
+    Poker's +50 included) plus any bonus it earns (the russian +50 on the
+    fill that completes stage 1, the classic +35 on the fill that brings the
+    upper sum to 63, +100 per extra Yahtzee). Re-rolls give 0. Multiplied by
+    ``reward_scale``. The undiscounted return is the final total (times the
+    scale). ``info`` carries ``total``, ``card`` (row -> score or None),
+    ``bonus``, ``yahtzee_bonus``, ``rolls_used`` and ``action_mask``.
+
+    ## Episode End
+
+    Terminates when every row is filled (17 turns russian, 13 classic).
+    Never truncated.
+
+    ## Arguments
+
+    - ``rules``: ``"russian"`` (``Yahtzee-v0``) or ``"classic"`` (``YahtzeeClassic-v0``).
+    - russian: ``scratch`` ("only_if_nothing" | "any").
+    - classic: ``yahtzee_bonus`` (True), ``joker`` ("forced" | "free" | "none").
+    - ``reward_scale`` (1.0): rewards are points times this.
+    - ``render_mode``: ``"ansi"`` returns the dice and the card as text, ``"human"`` prints it.
+
+    ## Version History
+
+    - v0: first version.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        rules: str = "russian",
+        reward_scale: float = 1.0,
+        render_mode: str | None = None,
+        **options,
+    ) -> None:
+        unknown = sorted(set(options) - set(OPTION_NAMES))
+        if unknown:
+            raise TypeError(
+                f"unknown argument(s) {unknown} for YahtzeeEnv; rule options are {OPTION_NAMES}"
+            )
+        self.rules = make_rules(rules, **options)
+        if (
+            isinstance(reward_scale, bool)
+            or not isinstance(reward_scale, int | float)
+            or not np.isfinite(reward_scale)
+            or reward_scale <= 0
+        ):
+            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.reward_scale = float(reward_scale)
+        self.render_mode = render_mode
+        self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
+        self.action_space = spaces.Discrete(self.n_actions)
+        self.observation_space = obs_space(self.rules)
+        self.game: ScorecardGame | None = None
+
+    # -- gymnasium API -------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if options:
+            raise ValueError(f"YahtzeeEnv.reset takes no options, got {options!r}")
+        self.game = ScorecardGame(self.np_random, self.rules)
+        if self.render_mode == "human":
+            print(self.render_text())
+        return observe(self.game), self._info()
+
+    def step(self, action):
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        if self.game.done:
+            raise RuntimeError("the episode is over; call reset()")
+        points = self.game.step(action)  # raises on an illegal action, changing nothing
+        if self.render_mode == "human":
+            print(self.render_text())
+        reward = points * self.reward_scale
+        return observe(self.game), reward, self.game.done, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions now (all False before reset and once the episode is over)."""
+        if self.game is None:
+            return np.zeros(self.n_actions, dtype=bool)
+        return self.game.action_mask()
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        text = self.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def render_text(self) -> str:
+        if self.game is None:
+            return "(not started: call reset())"
+        name = "Покер на костях" if self.rules.rules == "russian" else "Classic Yahtzee"
+        return render_card(self.game, f"{name} ({self.rules.rules}), turn {self._turn()}")
+
+    # -- internals -------------------------------------------------------------
+    def _turn(self) -> int:
+        card = self.game.card
+        return len(card.rows) - card.turns_left + (0 if self.game.done else 1)
+
+    def _info(self) -> dict:
+        card = self.game.card
+        return {
+            "action_mask": self.game.action_mask(),
+            "total": card.total,
+            "card": card_dict(card),
+            "bonus": card.bonus,
+            "yahtzee_bonus": card.yahtzee_bonus,
+            "rolls_used": self.game.rolls_used,
+        }
