@@ -20,11 +20,19 @@ from envs.rules.scorecard import (
     score_row,
     total_bounds,
 )
+from envs.spaces import LegalDiscrete
 
 
-def obs_fields(rules: str | ScorecardRules = "russian") -> list[tuple[str, int]]:
-    """The observation's named slices, in order, as (name, length)."""
+def obs_fields(
+    rules: str | ScorecardRules = "russian", n_players: int = 1
+) -> list[tuple[str, int]]:
+    """The observation's named slices, in order, as (name, length).
+
+    With ``n_players > 1`` (the PettingZoo env) ``others_total`` follows: the other
+    players' totals, in turn order after you.
+    """
     n = len(make_rules(rules).rows)
+    others = [("others_total", n_players - 1)] if n_players > 1 else []
     return [
         ("face_counts", 6),
         ("dice", N_DICE),
@@ -37,16 +45,21 @@ def obs_fields(rules: str | ScorecardRules = "russian") -> list[tuple[str, int]]
         ("joker", 1),
         ("total", 1),
         ("fill_points", n),
+        *others,
     ]
 
 
-def obs_size(rules: str | ScorecardRules = "russian") -> int:
-    return sum(n for _, n in obs_fields(rules))
+def obs_size(rules: str | ScorecardRules = "russian", n_players: int = 1) -> int:
+    return sum(n for _, n in obs_fields(rules, n_players))
 
 
-def obs_space(rules: str | ScorecardRules = "russian", **options) -> spaces.Box:
-    """The observation Box with per-field bounds."""
+def obs_space(rules: str | ScorecardRules = "russian", n_players: int = 1, **options) -> spaces.Box:
+    """The observation Box with per-field bounds.
+
+    With ``n_players > 1`` a waiting player's dice, rolls and fill points are zeros.
+    """
     r = make_rules(rules, **options)
+    multi = n_players > 1
     n = len(r.rows)
     lo_total, hi_total = total_bounds(r)
     russian = r.rules == "russian"
@@ -57,8 +70,8 @@ def obs_space(rules: str | ScorecardRules = "russian", **options) -> spaces.Box:
     hi_fill = best_fill + (50 if russian else 35 + 100)
     bounds = {
         "face_counts": (0, N_DICE),
-        "dice": (1, 6),
-        "rolls_used": (1, MAX_ROLLS),
+        "dice": (0 if multi else 1, 6),
+        "rolls_used": (0 if multi else 1, MAX_ROLLS),
         "open_rows": (0, 1),
         "stage": (0, 2),
         "upper_sum": (-63, 42) if russian else (0, 105),
@@ -67,19 +80,33 @@ def obs_space(rules: str | ScorecardRules = "russian", **options) -> spaces.Box:
         "joker": (0, 1),
         "total": (lo_total, hi_total),
         "fill_points": (-18 if russian else 0, hi_fill),
+        "others_total": (lo_total, hi_total),
     }
     low, high = [], []
-    for name, length in obs_fields(r):
+    for name, length in obs_fields(r, n_players):
         lo, hi = bounds[name]
         low += [lo] * length
         high += [hi] * length
-    assert len(low) == obs_size(r) == 2 * n + 18
+    assert len(low) == obs_size(r, n_players) == 2 * n + 18 + (n_players - 1)
     return spaces.Box(np.array(low, np.float32), np.array(high, np.float32), dtype=np.float32)
 
 
-def observe(game: ScorecardGame) -> np.ndarray:
-    """The observation of the player of ``game`` (its layout: :func:`obs_fields`)."""
+def observe(
+    game: ScorecardGame, others: list[ScorecardGame] | None = None, own_turn: bool = True
+) -> np.ndarray:
+    """The observation of the player of ``game`` (its layout: :func:`obs_fields`).
+
+    ``others``: the other players' games in turn order after this one (PettingZoo env);
+    when it is not ``own_turn`` the dice, rolls and fill points are zeros.
+    """
     card = game.card
+    if not own_turn:
+        waiting = observe(game, others)
+        n = len(card.rows)
+        waiting[: 6 + N_DICE + 1] = 0
+        waiting[16 + n] = 0  # joker: no dice
+        waiting[18 + n : 18 + 2 * n] = 0
+        return waiting
     rows = card.rows
     dice = game.dice
     counts = [0] * 6
@@ -103,15 +130,17 @@ def observe(game: ScorecardGame) -> np.ndarray:
         card.total,
         *points,
     ]
+    if others:
+        vec += [g.card.total for g in others]
     return np.array(vec, dtype=np.float32)
 
 
 def decode_observation(
-    obs: np.ndarray, rules: str | ScorecardRules = "russian"
+    obs: np.ndarray, rules: str | ScorecardRules = "russian", n_players: int = 1
 ) -> dict[str, np.ndarray | float]:
     """Split an observation into its named fields (scalars as floats, dice as ints)."""
     obs = np.asarray(obs)
-    size = obs_size(rules)
+    size = obs_size(rules, n_players)
     if obs.shape != (size,):
         raise ValueError(
             f"expected an observation of shape ({size},) for rules={make_rules(rules).rules!r}, "
@@ -119,12 +148,14 @@ def decode_observation(
         )
     out: dict[str, np.ndarray | float] = {}
     i = 0
-    for name, length in obs_fields(rules):
+    for name, length in obs_fields(rules, n_players):
         part = obs[i : i + length]
         if name in ("face_counts", "dice"):
             out[name] = part.astype(np.int64)
         elif name == "open_rows":
             out[name] = part.astype(bool)
+        elif name == "others_total":
+            out[name] = part.copy()
         else:
             out[name] = float(part[0]) if length == 1 else part.copy()
         i += length
@@ -274,7 +305,7 @@ class YahtzeeEnv(gym.Env):
         self.reward_scale = float(reward_scale)
         self.render_mode = render_mode
         self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
-        self.action_space = spaces.Discrete(self.n_actions)
+        self.action_space = LegalDiscrete(self.n_actions, self.action_masks)
         self.observation_space = obs_space(self.rules)
         self.game: ScorecardGame | None = None
 

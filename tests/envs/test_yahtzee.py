@@ -7,7 +7,6 @@ import time
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
@@ -21,31 +20,16 @@ from envs.rules.scorecard import (
     ScorecardGame,
     total_bounds,
 )
+from envs.spaces import LegalDiscrete
 from envs.yahtzee import YahtzeeEnv, decode_observation, obs_size, observe
 
 IDS = [("Yahtzee-v0", "russian", RUSSIAN_ROWS), ("YahtzeeClassic-v0", "classic", CLASSIC_ROWS)]
 
 
-class MaskSampledDiscrete(spaces.Discrete):
-    """A Discrete space whose ``sample()`` draws a legal action of ``env``.
-
-    The env checkers step with ``action_space.sample()``; an unmasked sample may be illegal,
-    and an illegal action must raise.
-    """
-
-    def __init__(self, env: YahtzeeEnv) -> None:
-        super().__init__(env.action_space.n)
-        self._env = env
-
-    def sample(self, mask=None, probability=None):
-        if mask is None and probability is None:
-            mask = self._env.action_masks().astype(np.int8)
-        return super().sample(mask=mask, probability=probability)
-
-
 def masked_env(env_id: str, **kwargs) -> YahtzeeEnv:
     env = gym.make(env_id, **kwargs).unwrapped
-    env.action_space = MaskSampledDiscrete(env)
+    # the env's LegalDiscrete samples legal actions, which is what the checkers step with
+    assert isinstance(env.action_space, LegalDiscrete)
     return env
 
 

@@ -1,0 +1,220 @@
+"""PettingZoo AEC environment of the scorecard dice games: every player is an agent."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from envs.rules.scorecard import N_REROLL_ACTIONS, OPTION_NAMES, ScorecardGame, make_rules
+from envs.yahtzee import obs_space, observe, render_card
+
+REWARDS = ("settlement", "points")
+
+
+def env(**kwargs) -> AECEnv:
+    """The AEC env wrapped in PettingZoo's order-enforcing checks."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(AECEnv, EzPickle):
+    """
+    ## Description
+
+    The scorecard dice game for 2 or more players ``player_0`` ..
+    ``player_{n-1}``, each with their own card: "Покер на костях"
+    (``rules="russian"``, RULES.md section 4) or classic Yahtzee
+    (``rules="classic"``, section 5). Players take whole turns in seat order,
+    ``player_0`` first; a turn is up to three rolls and ends when the player
+    fills a row. After ``n_rows`` rounds (17 russian, 13 classic) every card
+    is full.
+
+    ## Action Space
+
+    ``Discrete(32 + n_rows)`` per agent, as ``YahtzeeEnv``: 1..31 re-roll the
+    dice whose bits are set (bit ``i`` = the ``i``-th smallest die), ``32 + k``
+    fills row ``k``. ``action_mask`` holds the legal ones (all zeros for a
+    waiting agent). An illegal action raises ``ValueError`` and changes nothing.
+
+    ## Observation Space
+
+    ``{"observation": Box(float32), "action_mask": Box(int8)}``. The vector is
+    ``YahtzeeEnv``'s (see its docstring and ``envs.yahtzee.decode_observation``
+    with ``n_players``) for that agent's own card, followed by
+    ``others_total``: the other players' totals in turn order after it. For
+    a waiting agent the dice, face counts, rolls used, joker and fill points
+    are zeros.
+
+    ## Rewards
+
+    ``reward="settlement"`` (default, the source's): when the game ends each
+    player gets their total minus the mean total of all players (they sum to
+    zero); nothing before. ``reward="points"``: each fill's points as it is
+    made (``YahtzeeEnv``'s reward), nothing at the end. Times ``reward_scale``.
+
+    ## Episode End
+
+    All agents terminate when every card is full. Never truncated.
+
+    ## Arguments
+
+    ``n_players`` (2, at least 2), ``rules`` ("russian" | "classic"), the
+    rule options of ``YahtzeeEnv`` (``scratch``; ``yahtzee_bonus``, ``joker``),
+    ``reward`` ("settlement" | "points"), ``reward_scale`` (1.0),
+    ``render_mode`` ("ansi" | "human").
+
+    ## Version History
+
+    - v0: first version.
+    """
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "yahtzee_v0",
+        "is_parallelizable": False,
+        "render_fps": 4,
+    }
+
+    def __init__(
+        self,
+        n_players: int = 2,
+        rules: str = "russian",
+        reward: str = "settlement",
+        reward_scale: float = 1.0,
+        render_mode: str | None = None,
+        **options,
+    ) -> None:
+        EzPickle.__init__(self, n_players, rules, reward, reward_scale, render_mode, **options)
+        super().__init__()
+        unknown = sorted(set(options) - set(OPTION_NAMES))
+        if unknown:
+            raise TypeError(f"unknown argument(s) {unknown}; rule options are {OPTION_NAMES}")
+        self.rules = make_rules(rules, **options)
+        if isinstance(n_players, bool) or not isinstance(n_players, int) or n_players < 2:
+            raise ValueError(f"n_players must be an int >= 2, got {n_players!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if (
+            isinstance(reward_scale, bool)
+            or not isinstance(reward_scale, int | float)
+            or not np.isfinite(reward_scale)
+            or reward_scale <= 0
+        ):
+            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.n_players = n_players
+        self.reward = reward
+        self.reward_scale = float(reward_scale)
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(n_players)]
+        self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
+        space = spaces.Dict(
+            {
+                "observation": obs_space(self.rules, n_players=n_players),
+                "action_mask": spaces.Box(0, 1, (self.n_actions,), np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
+        self.games: list[ScorecardGame] = []
+        self._np_random, _ = seeding.np_random(None)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._np_random, _ = seeding.np_random(seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        # every card rolls from the table's one generator, in playing order
+        self.games = [ScorecardGame(self._np_random, self.rules) for _ in self.possible_agents]
+        self._seat = 0
+        self.agent_selection = self.possible_agents[0]
+
+    @property
+    def done(self) -> bool:
+        return bool(self.games) and all(g.done for g in self.games)
+
+    def totals(self) -> dict[str, int]:
+        return {a: g.card.total for a, g in zip(self.possible_agents, self.games, strict=True)}
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.possible_agents.index(agent)
+        game = self.games[seat]
+        others = [self.games[(seat + k) % self.n_players] for k in range(1, self.n_players)]
+        own_turn = seat == self._seat and not self.done
+        mask = np.zeros(self.n_actions, dtype=np.int8)
+        if own_turn:
+            mask[game.action_mask()] = 1
+        return {"observation": observe(game, others, own_turn), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.games[self._seat]
+        points = game.step(action)  # raises on an illegal action, changing nothing
+        self._cumulative_rewards[agent] = 0
+        self.rewards = dict.fromkeys(self.agents, 0)
+        if self.reward == "points":
+            self.rewards[agent] = points * self.reward_scale
+        if int(action) >= N_REROLL_ACTIONS:  # a fill ends the turn
+            self._seat = (self._seat + 1) % self.n_players
+        if self.done:
+            totals = self.totals()
+            mean = sum(totals.values()) / self.n_players
+            for a in self.agents:
+                if self.reward == "settlement":
+                    self.rewards[a] = (totals[a] - mean) * self.reward_scale
+                self.infos[a] = {"total": totals[a], "totals": totals}
+            self.terminations = dict.fromkeys(self.agents, True)
+        self.agent_selection = self.possible_agents[self._seat]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        name = "Покер на костях" if self.rules.rules == "russian" else "Classic Yahtzee"
+        parts = [f"{name}, {self.n_players} players"]
+        for seat, (a, g) in enumerate(zip(self.possible_agents, self.games, strict=True)):
+            title = f"== {a}" + (" (to act)" if seat == self._seat and not self.done else "")
+            parts.append(render_card(g, title) if seat == self._seat else _summary(g, title))
+        if self.done:
+            totals = self.totals()
+            mean = sum(totals.values()) / self.n_players
+            parts.append(
+                "result: " + ", ".join(f"{a} {t} ({t - mean:+.2f})" for a, t in totals.items())
+            )
+        text = "\n".join(parts)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def _summary(game: ScorecardGame, title: str) -> str:
+    card = game.card
+    filled = ", ".join(
+        f"{r} {s}" for r, s in zip(card.rows, card.scores, strict=True) if s is not None
+    )
+    return f"{title}: total {card.total}; {filled or 'nothing filled yet'}"
