@@ -1,0 +1,553 @@
+"""Exact optimal play of prison dice poker, five or six dice (RULES.md sections 1 and 2).
+
+Two layers, both exact up to floating point:
+
+**One turn.** Given the worth of every final hand (a *utility* over hand
+keys), :func:`solve_turn` finds the policy that maximises its expectation by
+dynamic programming over the roll states. A turn is: roll all dice, keep a
+sub-multiset ``K`` (keeping all = standing) and re-roll the rest; after roll 2
+keep more and re-roll, or stand; roll 3 ends the turn. Under the frozen-dice
+rule (``lock_kept_dice=True``) ``K`` may not be touched at roll 3, so the state
+at decision 2 is the pair (frozen ``K``, free roll-2 dice); without it the
+state is just the multiset. Every step is a gather over precomputed index
+arrays, so one turn solves in about a millisecond.
+
+**A game.** The players of a round act in order; what matters to the player
+at position ``j`` is the best finished hand ``b`` and how many players ``t``
+hold it. Backward induction: ``F[j][b, t, p]`` is the chance that the ``p``-th
+holder of the tie (in round order) wins the pot when players ``j..`` still
+play optimally. The player at ``j`` values a final hand ``h`` at
+``F[j+1][h, 1, 0]`` when ``h > b``, ``F[j+1][b, t+1, t]`` when ``h == b`` and
+``0`` when ``h < b``; when the round ends a sole holder wins and ``t`` tied
+holders play a play-off, which is a ``t``-player game with the same rules, so
+its seat values are :func:`win_probabilities` of ``t`` players. When all
+``m`` players of an ``m``-player game tie, the play-off is the same game
+again: that self-reference is solved by fixed-point iteration (only the
+states where every finished player is tied depend on it, and the all-tie
+chance is small, so it converges in a few rounds).
+
+Maximising the chance to win the pot is maximising expected chips, because
+the pot does not depend on play. :class:`DicePokerOptimal` plays any seat
+from the observation alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cache, lru_cache
+
+import numpy as np
+
+from agents.base import Agent, legal_actions
+from envs.dice_poker import decode_observation
+from envs.rules.dice import multisets, outcome_distribution
+from envs.rules.dice_hands import DiceHand
+from envs.rules.dice_poker import DicePokerRules
+
+GAME_DICE = {"dice_poker": 5, "dice_poker6": 6}
+
+# The play-off fixed point stops when no seat's value moves by more than this.
+_FIXED_POINT_TOL = 1e-14
+_FIXED_POINT_MAX_ITER = 200
+# Moves whose values differ by less than this are equally good (float rounding).
+_TIE_TOL = 1e-13
+
+
+# -- the shape of a turn (depends only on the number of dice and the lock rule) ----------------
+
+
+def _sub_multisets(m: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Distinct sub-multisets of a sorted multiset, the largest (``m`` itself) first.
+
+    The order is the tie-break between equally good moves: keep more dice.
+    """
+    counts = Counter(m)
+    faces = sorted(counts)
+    subs = [
+        tuple(f for f, k in zip(faces, ks, strict=True) for _ in range(k))
+        for ks in itertools.product(*(range(counts[f], -1, -1) for f in faces))
+    ]
+    subs.sort(key=len, reverse=True)  # stable: keeps the product order within a size
+    return subs
+
+
+@dataclass
+class _Choice:
+    """A decision point: for each state row, the sub-multiset ids it may keep.
+
+    Rows with the same number of options are stacked into one 2-D array so
+    that choosing is a gather plus an argmax per group.
+    """
+
+    n_rows: int
+    groups: list[np.ndarray]
+    # rows of the stacked groups, back in row order
+    order: np.ndarray
+
+    @classmethod
+    def build(cls, options: list[list[int]]) -> _Choice:
+        # Padding each list to a power of two (repeating its last option, which
+        # the first-best rule never prefers) leaves few groups for little waste.
+        by_width: dict[int, list[int]] = defaultdict(list)
+        for row, opts in enumerate(options):
+            by_width[1 << (len(opts) - 1).bit_length()].append(row)
+        widths = sorted(by_width)
+        groups = [
+            np.array([options[r] + options[r][-1:] * (w - len(options[r])) for r in by_width[w]])
+            for w in widths
+        ]
+        stacked = np.concatenate([by_width[w] for w in widths])
+        return cls(len(options), groups, np.argsort(stacked))
+
+    def best(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Best value and the chosen sub-multiset id of every row.
+
+        Of moves within rounding noise (``_TIE_TOL``) of the best, the first
+        wins: standing, or keeping more dice. Without the tolerance a re-roll
+        whose chances sum to 1.0000000000000002 would beat a sure stand.
+        """
+        picks = []
+        for opts in self.groups:
+            v = values[opts]
+            good = v >= v.max(axis=1, keepdims=True) - _TIE_TOL
+            picks.append(np.take_along_axis(opts, good.argmax(axis=1)[:, None], axis=1)[:, 0])
+        pick = np.concatenate(picks)[self.order]
+        return values[pick], pick
+
+
+@dataclass
+class TurnShape:
+    """Every state and move of one turn, as index arrays.
+
+    ``subs`` lists every multiset of 0..n dice (the things a player can keep);
+    ``finals`` the multisets of n dice. ``t3[a, f]`` is the chance that keeping
+    ``subs[a]`` and rolling the other dice once gives ``finals[f]`` (the
+    identity for a full hand).
+    """
+
+    n_dice: int
+    lock: bool
+    subs: list[tuple[int, ...]]
+    sub_id: dict[tuple[int, ...], int]
+    finals: tuple[tuple[int, ...], ...]
+    final_id: dict[tuple[int, ...], int]
+    final_sub: np.ndarray
+    p_first: np.ndarray
+    t3: np.ndarray
+    choice1: _Choice
+    choice2: _Choice
+    # lock only: decision-2 states (frozen K, free O), K's sub id and P(O)
+    state2_id: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = field(default_factory=dict)
+    state2_k: np.ndarray | None = None
+    state2_p: np.ndarray | None = None
+
+
+@cache
+def turn_shape(n_dice: int, lock: bool) -> TurnShape:
+    """The (cached) state and move arrays of a turn with ``n_dice`` dice."""
+    subs = [m for k in range(n_dice + 1) for m in multisets(k)]
+    sub_id = {m: i for i, m in enumerate(subs)}
+    finals, p_first = outcome_distribution(n_dice)
+    final_id = {f: i for i, f in enumerate(finals)}
+    t3 = np.zeros((len(subs), len(finals)))
+    for a, kept in enumerate(subs):
+        outs, probs = outcome_distribution(n_dice - len(kept))
+        for o, p in zip(outs, probs, strict=True):
+            t3[a, final_id[tuple(sorted(kept + o))]] += p
+    options_full = [[sub_id[s] for s in _sub_multisets(f)] for f in finals]
+    choice1 = _Choice.build(options_full)
+    shape = TurnShape(
+        n_dice=n_dice,
+        lock=lock,
+        subs=subs,
+        sub_id=sub_id,
+        finals=finals,
+        final_id=final_id,
+        final_sub=np.array([sub_id[f] for f in finals]),
+        p_first=p_first,
+        t3=t3,
+        choice1=choice1,
+        choice2=choice1,
+    )
+    if lock:
+        options2, ks, ps = [], [], []
+        for k in range(n_dice):
+            outs, probs = outcome_distribution(n_dice - k)
+            for kept in multisets(k):
+                for o, p in zip(outs, probs, strict=True):
+                    shape.state2_id[kept, o] = len(options2)
+                    options2.append(
+                        [sub_id[tuple(sorted(kept + more))] for more in _sub_multisets(o)]
+                    )
+                    ks.append(sub_id[kept])
+                    ps.append(p)
+        shape.choice2 = _Choice.build(options2)
+        shape.state2_k = np.array(ks)
+        shape.state2_p = np.array(ps)
+    return shape
+
+
+@dataclass
+class TurnPolicy:
+    """The optimal turn for one utility: its value, moves and final-hand distribution.
+
+    ``pick1[f]``: the sub-multiset id kept after roll 1 showing ``finals[f]``
+    (the full hand = stand). ``pick2``: the id kept at decision 2, per
+    (frozen, free) state under the lock rule, else per multiset.
+    ``final_probs``: the chance the turn ends with each final multiset (or
+    each hand strength, when solved by strength).
+    """
+
+    value: float
+    pick1: np.ndarray
+    pick2: np.ndarray
+    final_probs: np.ndarray | None
+
+
+def solve_turn(shape: TurnShape, utility: np.ndarray, hands: HandKeys | None = None) -> TurnPolicy:
+    """Maximise the expected ``utility`` over one turn.
+
+    ``utility`` holds one value per final multiset, or with ``hands`` one value
+    per hand strength (faster: the roll transitions are then summed by
+    strength), and ``final_probs`` is indexed the same way.
+    """
+    t3 = shape.t3 if hands is None else hands.t3k
+    keep_then_roll = t3 @ utility  # value of keeping a sub-multiset and rolling the rest
+    best2, pick2 = shape.choice2.best(keep_then_roll)
+    if shape.lock:
+        value_kept1 = np.bincount(shape.state2_k, shape.state2_p * best2, minlength=len(shape.subs))
+    else:
+        value_kept1 = shape.t3 @ best2
+    # keeping everything after roll 1 is standing
+    value_kept1[shape.final_sub] = utility if hands is None else utility[hands.key_of_final]
+    best1, pick1 = shape.choice1.best(value_kept1)
+    value = float(shape.p_first @ best1)
+
+    p = shape.p_first
+    stand = pick1 == shape.final_sub
+    mass_kept1 = np.bincount(pick1[~stand], p[~stand], minlength=len(shape.subs))
+    mass2 = mass_kept1[shape.state2_k] * shape.state2_p if shape.lock else mass_kept1 @ shape.t3
+    mass_kept2 = np.bincount(pick2, mass2, minlength=len(shape.subs))
+    stood = np.where(stand, p, 0.0)
+    if hands is not None:
+        stood = np.bincount(hands.key_of_final, stood, minlength=len(hands.keys))
+    return TurnPolicy(value, pick1, pick2, stood + mass_kept2 @ t3)
+
+
+# -- hands ------------------------------------------------------------------------------------
+
+
+def _rules(n_dice: int, variant: dict) -> DicePokerRules:
+    # The ante does not change who wins, so every ante shares one solution.
+    return replace(DicePokerRules(n_dice=n_dice, **variant), ante=1)
+
+
+@dataclass
+class HandKeys:
+    """The distinct hand strengths of a rule set, weakest first.
+
+    ``key_of_final[f]`` is the strength index of ``finals[f]``; ``hands[i]`` a
+    hand of strength ``i``.
+    """
+
+    keys: list[tuple[int, ...]]
+    index: dict[tuple[int, ...], int]
+    hands: list[DiceHand]
+    key_of_final: np.ndarray
+    # t3k[a, i]: chance that keeping sub-multiset a and rolling the rest gives strength i
+    t3k: np.ndarray
+
+    def label(self, i: int) -> str:
+        h = self.hands[i]
+        if len(h.tiebreak) > 1:
+            return f"{h.name} {'-'.join(map(str, h.tiebreak))}"
+        return f"{h.name} {h.points}"
+
+    def index_of_vector(self, hand_vector: Sequence[float]) -> int | None:
+        """Strength index of a hand given as the observation's (rank, points, tb1, tb2)."""
+        rank, points, tb1, tb2 = (int(v) for v in hand_vector)
+        if rank < 0:
+            return None
+        return self.index[(rank, points) if (tb1, tb2) == (0, 0) else (rank, tb1, tb2)]
+
+
+@cache
+def hand_keys(rules: DicePokerRules) -> HandKeys:
+    finals = multisets(rules.n_dice)
+    hands = [rules.rank(f) for f in finals]
+    by_key = {}
+    for h in hands:
+        by_key.setdefault(h.key, h)
+    keys = sorted(by_key)
+    index = {k: i for i, k in enumerate(keys)}
+    key_of_final = np.array([index[h.key] for h in hands])
+    t3 = turn_shape(rules.n_dice, rules.lock_kept_dice).t3
+    t3k = np.zeros((len(t3), len(keys)))
+    for f, k in enumerate(key_of_final):
+        t3k[:, k] += t3[:, f]
+    return HandKeys(keys, index, [by_key[k] for k in keys], key_of_final, t3k)
+
+
+# -- one turn against a target ---------------------------------------------------------------
+
+
+@dataclass
+class TargetOdds:
+    """For every target hand: the chance to finish above it and level with it."""
+
+    labels: list[str]
+    beat: np.ndarray
+    tie: np.ndarray
+
+
+def target_odds(n_dice: int = 5, tie_value: float = 0.0, **variant) -> TargetOdds:
+    """One turn's chance to beat (and to tie) every target hand, by exact DP.
+
+    The player maximises ``P(beat) + tie_value * P(tie)``: ``tie_value=0``
+    gives the best chance to beat the target, ``1`` the best chance to reach
+    at least it; a value in between prices the play-off a tie leads to. The
+    tie chance is that of the policy found (moves of equal worth prefer
+    keeping more dice).
+    """
+    rules = _rules(n_dice, variant)
+    shape = turn_shape(n_dice, rules.lock_kept_dice)
+    hk = hand_keys(rules)
+    n = len(hk.keys)
+    beat, tie = np.zeros(n), np.zeros(n)
+    for b in range(n):
+        u = np.zeros(n)
+        u[b + 1 :] = 1.0
+        u[b] = tie_value
+        q = solve_turn(shape, u, hk).final_probs
+        beat[b], tie[b] = q[b + 1 :].sum(), q[b]
+    return TargetOdds([hk.label(i) for i in range(n)], beat, tie)
+
+
+def hand_chance(predicate: str | Callable[[DiceHand], bool], n_dice: int = 5, **variant) -> float:
+    """The best chance, over one turn, of finishing with a hand that ``predicate`` accepts.
+
+    ``predicate`` is a hand name (``"poker"`` is five of a kind with five
+    dice, six of a kind with six) or a function of a :class:`DiceHand`.
+    """
+    rules = _rules(n_dice, variant)
+    if isinstance(predicate, str):
+        name = predicate
+        predicate = lambda h: h.name == name  # noqa: E731
+    utility = np.array([float(predicate(rules.rank(f))) for f in multisets(n_dice)])
+    return solve_turn(turn_shape(n_dice, rules.lock_kept_dice), utility).value
+
+
+# -- a whole game -----------------------------------------------------------------------------
+
+
+@dataclass
+class GameSolution:
+    """Optimal play of one ``n_players`` round (a game, or a play-off of that size).
+
+    ``win[p]``: the chance that position ``p`` of the round wins the pot.
+    ``future[j][b, t, p]``: the chance that the ``p``-th of ``t`` players tied
+    at strength ``b`` wins, once ``j`` players have finished.
+    ``playoff[t]``: the seat values of a ``t``-player play-off used here
+    (``t == n_players`` is the fixed point).
+    """
+
+    n_players: int
+    rules: DicePokerRules
+    win: np.ndarray
+    future: list[np.ndarray]
+    playoff: dict[int, np.ndarray]
+    iterations: int
+    turns_solved: int
+
+    def utility(self, position: int, best: int | None, count: int) -> np.ndarray:
+        """Worth of every final strength to the player at ``position`` of the round."""
+        return _utility(self.future[position + 1], best, count)
+
+
+def _utility(after: np.ndarray, best: int | None, count: int) -> np.ndarray:
+    u = after[:, 1, 0].copy()
+    if best is not None:
+        u[:best] = 0.0
+        u[best] = after[best, count + 1, count]
+    return u
+
+
+def _solve_round(
+    m: int,
+    rules: DicePokerRules,
+    playoff: dict[int, np.ndarray],
+    cached: dict[tuple[int, int, int], tuple[float, np.ndarray]],
+) -> tuple[np.ndarray, float, list[np.ndarray], int]:
+    """One backward pass with the given play-off values, then a forward pass for the seats.
+
+    Returns the seats' values, the chance that all ``m`` players tie, the
+    ``future`` arrays and how many turns were solved.
+
+    ``cached`` holds (value, final-strength distribution) of the turns whose
+    utility does not involve the ``m``-player play-off (fewer tied than
+    finished), so the fixed-point iteration solves them once.
+    """
+    hk = hand_keys(rules)
+    shape = turn_shape(rules.n_dice, rules.lock_kept_dice)
+    nk = len(hk.keys)
+    solved = 0
+
+    def turn(j: int, b: int | None, t: int, after: np.ndarray) -> tuple[float, np.ndarray]:
+        nonlocal solved
+        key = (j, -1 if b is None else b, t)
+        if key in cached:
+            return cached[key]
+        pol = solve_turn(shape, _utility(after, b, t), hk)
+        out = (pol.value, pol.final_probs)
+        solved += 1
+        if t < j:
+            cached[key] = out
+        return out
+
+    future: list[np.ndarray] = [np.zeros((nk, m + 1, m)) for _ in range(m + 1)]
+    for t in range(1, m + 1):
+        future[m][:, t, :t] = playoff[t]
+    turns: dict[tuple[int, int, int], tuple[float, np.ndarray]] = {}
+    for j in range(m - 1, 0, -1):
+        after, here = future[j + 1], future[j]
+        for b in range(nk):
+            for t in range(1, j + 1):
+                value, q = turn(j, b, t, after)
+                turns[j, b, t] = value, q
+                here[b, t, :t] = q[:b].sum() * after[b, t, :t] + q[b] * after[b, t + 1, :t]
+    value0, q0 = turn(0, None, 0, future[1])
+
+    # Forward: the chance of each (best, count) before each position.
+    win = np.zeros(m)
+    win[0] = value0
+    reach = np.zeros((nk, m + 1))
+    reach[:, 1] = q0
+    for j in range(1, m):
+        nxt = np.zeros((nk, m + 1))
+        for b, t in zip(*np.nonzero(reach), strict=True):
+            pr = reach[b, t]
+            value, q = turns[j, b, t]
+            win[j] += pr * value
+            nxt[b, t] += pr * q[:b].sum()
+            nxt[b, t + 1] += pr * q[b]
+            nxt[b + 1 :, 1] += pr * q[b + 1 :]
+        reach = nxt
+    return win, float(reach[:, m].sum()), future, solved
+
+
+@lru_cache(maxsize=64)
+def _solve_game(m: int, rules: DicePokerRules) -> GameSolution:
+    playoff = {1: np.ones(1)}
+    for t in range(2, m):
+        playoff[t] = _solve_game(t, rules).win
+    playoff[m] = np.full(m, 1.0 / m)
+    cached: dict = {}
+    solved = iterations = 0
+    while iterations < _FIXED_POINT_MAX_ITER:
+        iterations += 1
+        x = playoff[m]
+        win, all_tie, future, n = _solve_round(m, rules, playoff, cached)
+        solved += n
+        change = np.abs(win - x).max()
+        if change <= _FIXED_POINT_TOL:
+            break
+        # With the moves held fixed, win = c + all_tie * x (an all-tie replays this very
+        # game, seats in the same order), so this step lands on the fixed point at once;
+        # the next pass checks that the moves did not change.
+        playoff[m] = (win - all_tie * x) / (1.0 - all_tie)
+    else:
+        raise RuntimeError(f"the {m}-player play-off fixed point did not converge ({change})")
+    return GameSolution(m, rules, win, future, playoff, iterations, solved)
+
+
+def solve_game(n_players: int, n_dice: int = 5, **variant) -> GameSolution:
+    """Optimal play of every seat of an ``n_players`` game (cached per rules)."""
+    if not isinstance(n_players, int) or n_players < 2:
+        raise ValueError(f"n_players must be a whole number >= 2, got {n_players!r}")
+    return _solve_game(n_players, _rules(n_dice, variant))
+
+
+def win_probabilities(n_players: int, n_dice: int = 5, **variant) -> list[float]:
+    """Each seat's chance (in turn order) to win the game when everybody plays optimally.
+
+    ``variant``: the rule options of :class:`DicePokerRules` (``lock_kept_dice``,
+    ``full_house_tiebreak``, ...); the ante changes nothing. The values sum to 1.
+    """
+    return [float(x) for x in solve_game(n_players, n_dice, **variant).win]
+
+
+# -- the agent --------------------------------------------------------------------------------
+
+
+class DicePokerOptimal(Agent):
+    """Plays every seat optimally: the exact best response to optimal players after it.
+
+    It reads the round's size, its position, the best finished hand and how
+    many hold it from the observation, and keeps the dice the solved turn
+    policy keeps. Solutions are cached per rules and round size.
+    """
+
+    name = "optimal"
+
+    def __init__(self, game: str = "dice_poker", **rules) -> None:
+        super().__init__()
+        n_dice = GAME_DICE.get(game)
+        if n_dice is None:
+            raise ValueError(f"DicePokerOptimal plays {sorted(GAME_DICE)}, not {game!r}")
+        self.rules = _rules(n_dice, rules)
+        self.keys = hand_keys(self.rules)
+        self.shape = turn_shape(n_dice, self.rules.lock_kept_dice)
+
+    def policy(self, round_players: int, position: int, best: int | None, count: int):
+        """The turn policy of ``position`` in a round of ``round_players``."""
+        return _policy(self.rules, round_players, position, best, count)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        f = decode_observation(observation, self.rules.n_dice)
+        dice = [int(d) for d in f["dice"]]
+        frozen = [bool(x) for x in f["frozen"]]
+        best = self.keys.index_of_vector(f["best"])
+        count = int(f["best_count"]) if best is not None else 0
+        pol = self.policy(int(f["round_players"]), int(f["position"]), best, count)
+        shape = self.shape
+        if int(f["rolls_used"]) == 1:
+            keep = shape.subs[pol.pick1[shape.final_id[tuple(dice)]]]
+        elif shape.lock:
+            locked = tuple(d for d, z in zip(dice, frozen, strict=True) if z)
+            free = tuple(d for d, z in zip(dice, frozen, strict=True) if not z)
+            keep = shape.subs[pol.pick2[shape.state2_id[locked, free]]]
+        else:
+            keep = shape.subs[pol.pick2[shape.final_id[tuple(dice)]]]
+        # The kept multiset holds every frozen die; re-roll the free dice beyond it.
+        left = [0] * 7
+        for d in keep:
+            left[d] += 1
+        for d, z in zip(dice, frozen, strict=True):
+            left[d] -= z
+        action = 0
+        for i, (d, z) in enumerate(zip(dice, frozen, strict=True)):
+            if z:
+                continue
+            if left[d] > 0:
+                left[d] -= 1
+            else:
+                action |= 1 << i
+        if not action_mask[action]:
+            raise RuntimeError(
+                f"optimal move {action} is not legal ({legal_actions(action_mask).tolist()}); "
+                f"observation {f}"
+            )
+        return action
+
+
+@lru_cache(maxsize=512)
+def _policy(rules: DicePokerRules, m: int, position: int, best: int | None, count: int):
+    sol = _solve_game(m, rules)
+    hk = hand_keys(rules)
+    shape = turn_shape(rules.n_dice, rules.lock_kept_dice)
+    pol = solve_turn(shape, sol.utility(position, best, count), hk)
+    # Only the moves are needed; small ints keep the cache light.
+    return TurnPolicy(pol.value, pol.pick1.astype(np.int16), pol.pick2.astype(np.int16), None)
