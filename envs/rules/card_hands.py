@@ -402,7 +402,6 @@ def _undigits(code: int, category: Category) -> tuple[int, ...]:
     return tuple(reversed(digits))[: _TIEBREAK_LEN[category]]
 
 
-@cache
 def get_evaluator(**variant) -> HandEvaluator:
     """The (cached) evaluator of a variant; see the module docstring for the options."""
     return _evaluator(check_variant(**variant))

@@ -1,0 +1,468 @@
+"""Card hands (RULES.md section 3): every category, jokers, tie-breaks, variants.
+
+The fast evaluator is checked against a slow reference written here straight
+from RULES.md: a jokerless hand is tested for every category; a hand with
+jokers tries every card of every rank and suit for each joker.
+"""
+
+from functools import cache
+from itertools import combinations, product
+
+import numpy as np
+import pytest
+
+from envs.rules.card_hands import (
+    Category,
+    category_order,
+    evaluate_hand,
+    get_evaluator,
+    hand_names,
+)
+from envs.rules.cards import make_deck, parse_cards
+
+# -- the slow, obviously-correct reference ---------------------------------------------
+
+FULL_ORDER = [
+    "high_card",
+    "pair",
+    "two_pairs",
+    "three",
+    "full_house",
+    "colour",
+    "suit",
+    "straight",
+    "straight_colour",
+    "straight_suit",
+    "four",
+    "poker",
+]
+
+
+def ref_order(categories="full", swap=False):
+    order = list(FULL_ORDER)
+    if categories == "short":
+        for name in ("colour", "suit", "straight", "straight_colour"):
+            order.remove(name)
+    if swap:
+        i, j = order.index("four"), order.index("straight_suit")
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+BLACK, RED = {0, 3}, {1, 2}
+
+
+def ref_natural(cards, rules):
+    """Best (place, tiebreak, name) of five jokerless (rank, suit) cards."""
+    ranks = tuple(sorted([r for r, _ in cards], reverse=True))
+    suits = {s for _, s in cards}
+    return _ref_value(ranks, len(suits) == 1, suits <= BLACK or suits <= RED, rules)
+
+
+@cache
+def _ref_value(ranks, one_suit, one_colour, rules):
+    # Cached because it depends on nothing but its arguments; tests on
+    # hundreds of thousands of hands repeat the same ranks and flags.
+    low, ace_low, categories, swap = rules
+    ranks = list(ranks)
+    place = {n: i for i, n in enumerate(ref_order(categories, swap))}
+    count = {r: ranks.count(r) for r in ranks}
+    # ranks grouped: biggest group first, then higher rank
+    groups = sorted(count, key=lambda r: (count[r], r), reverse=True)
+    sizes = [count[r] for r in groups]
+    top = None
+    if len(count) == 5 and ranks[0] - ranks[4] == 4:
+        top = ranks[0]
+    if ace_low and ranks == [14, low + 3, low + 2, low + 1, low]:
+        top = low + 3
+    rest = lambda *used: [r for r in ranks if r not in used]  # noqa: E731
+    held = [("high_card", ranks)]
+    if sizes[0] == 2:
+        held.append(("pair", [groups[0], *rest(groups[0])]))
+    if sizes[:2] == [2, 2]:
+        held.append(("two_pairs", [groups[0], groups[1], *rest(groups[0], groups[1])]))
+    if sizes[0] == 3:
+        held.append(("three", [groups[0], *rest(groups[0])]))
+    if sizes == [3, 2]:
+        held.append(("full_house", [groups[0], groups[1]]))
+    if one_colour:
+        held.append(("colour", ranks))
+    if one_suit:
+        held.append(("suit", ranks))
+    if top is not None:
+        held.append(("straight", [top]))
+        if one_colour:
+            held.append(("straight_colour", [top]))
+        if one_suit:
+            held.append(("straight_suit", [top]))
+    if sizes[0] == 4:
+        held.append(("four", [groups[0], *rest(groups[0])]))
+    if sizes[0] == 5:
+        held.append(("poker", [groups[0]]))
+    return max((place[n], tuple(tb), n) for n, tb in held if n in place)
+
+
+def ref_evaluate(cards, deck=36, joker_card="6S", categories="full", swap=False, ace_low=False):
+    """(place, tiebreak, name) of five cards given as deck indices, jokers tried every way."""
+    d = make_deck(deck, joker_card)
+    rules = (d.low_rank, ace_low, categories, swap)
+    naturals = [(d.cards[i].rank, d.cards[i].suit) for i in cards if not d.is_joker(i)]
+    if len(naturals) == 5:
+        return ref_natural(naturals, rules)
+    # Every joker becomes every card of the deck's ranks and suits in turn
+    # (a card already in the hand included); the best hand counts. The
+    # naturals' ranks and suits are gathered once to keep the loop quick.
+    ranks = [r for r, _ in naturals]
+    suits = {s for _, s in naturals}
+    every_card = [(r, s) for r in d.ranks for s in range(4)]
+    best = None
+    for sub in product(every_card, repeat=5 - len(naturals)):
+        all_ranks = tuple(sorted(ranks + [r for r, _ in sub], reverse=True))
+        all_suits = suits.union([s for _, s in sub])
+        one_colour = all_suits <= BLACK or all_suits <= RED
+        value = _ref_value(all_ranks, len(all_suits) == 1, one_colour, rules)
+        if best is None or value > best:
+            best = value
+    return best
+
+
+def assert_same_as_reference(hands, ev, ref):
+    """Same category for every hand, and the same order: equal iff equal, less iff less."""
+    fast = ev.strengths(np.array(hands))
+    keys = [ref(h) for h in hands]
+    names = [ev.categories[s].name.lower() for s in fast.tolist()]
+    bad = [(h, n, k) for h, n, k in zip(hands, names, keys, strict=True) if n != k[2]][:5]
+    assert not bad, f"categories differ (hand, fast, reference): {bad}"
+    # Sort by the reference; the fast strengths must then be non-decreasing and
+    # change exactly where the reference key changes.
+    order = sorted(range(len(hands)), key=lambda i: keys[i][:2])
+    ks = [keys[i][:2] for i in order]
+    fs = fast[order]
+    key_up = np.array([a != b for a, b in zip(ks, ks[1:], strict=False)])
+    assert (np.diff(fs) >= 0).all(), "the fast order disagrees with the reference"
+    assert ((np.diff(fs) > 0) == key_up).all(), "ties differ from the reference"
+
+
+VARIANTS_36 = [
+    dict(categories=c, swap_four_and_straight_flush=s, ace_low_straight=a)
+    for c in ("full", "short")
+    for s in (False, True)
+    for a in (False, True)
+]
+
+
+def _ref_for(variant, deck=36, joker_card="6S"):
+    return lambda h: ref_evaluate(
+        h,
+        deck,
+        joker_card,
+        variant.get("categories", "full"),
+        variant.get("swap_four_and_straight_flush", False),
+        variant.get("ace_low_straight", False),
+    )
+
+
+def test_every_36_card_hand_matches_reference():
+    """All 376,992 hands of the 36-card deck with its joker, default rules."""
+    ev = get_evaluator()
+    assert_same_as_reference(list(combinations(range(36), 5)), ev, _ref_for({}))
+
+
+def test_jokerless_36_card_deck_matches_reference_on_a_sample():
+    rng = np.random.default_rng(35)
+    hands = [tuple(rng.choice(36, 5, replace=False)) for _ in range(20000)]
+    assert_same_as_reference(hands, get_evaluator(joker_card=None), _ref_for({}, joker_card=None))
+
+
+@pytest.mark.parametrize("variant", VARIANTS_36[1:], ids=str)
+def test_36_card_variants_match_reference_on_a_sample(variant):
+    rng = np.random.default_rng(36)
+    ev = get_evaluator(**variant)
+    hands = [tuple(rng.choice(36, 5, replace=False)) for _ in range(6000)]
+    # every hand holding the joker, too, with the first four cards of the deck
+    hands += [h for h in combinations(range(14), 5) if 0 in h]
+    assert_same_as_reference(hands, ev, _ref_for(variant))
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        {},
+        {"categories": "short", "ace_low_straight": True},
+    ],
+    ids=str,
+)
+def test_54_card_deck_matches_reference_on_a_large_sample(variant):
+    rng = np.random.default_rng(54)
+    ev = get_evaluator(deck=54, **variant)
+    hands = [tuple(rng.choice(54, 5, replace=False)) for _ in range(20000)]
+    # plus hands made to hold one and two jokers, which a uniform sample rarely does
+    hands += [(52, *rng.choice(52, 4, replace=False)) for _ in range(2000)]
+    hands += [(52, 53, *rng.choice(52, 3, replace=False)) for _ in range(150)]
+    assert_same_as_reference(hands, ev, _ref_for(variant, deck=54))
+
+
+def test_single_and_batch_lookups_agree():
+    ev = get_evaluator(deck=54)
+    rng = np.random.default_rng(0)
+    hands = np.array([rng.permutation(54)[:5] for _ in range(500)])
+    assert ev.strengths(hands).tolist() == [ev.strength(h) for h in hands.tolist()]
+
+
+# -- every category, with and without jokers -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cards", "name", "tiebreak", "variant"),
+    [
+        # 36 cards, no joker in hand (6S is the joker: keep it out)
+        ("AS KH 9D 8C 7H", "high_card", (14, 13, 9, 8, 7), {}),
+        ("AS AH 9D 8C 7H", "pair", (14, 9, 8, 7), {}),
+        ("AS AH 9D 9C 7H", "two_pairs", (14, 9, 7), {}),
+        ("AS AH AD 9C 7H", "three", (14, 9, 7), {}),
+        ("AS AH AD 9C 9H", "full_house", (14, 9), {}),
+        ("AH KD 9H 8D 7H", "colour", (14, 13, 9, 8, 7), {}),
+        ("AS KC 9S 8C 7C", "colour", (14, 13, 9, 8, 7), {}),
+        ("AH KH 9H 8H 7H", "suit", (14, 13, 9, 8, 7), {}),
+        ("TS JH QD KC AH", "straight", (14,), {}),
+        ("6H 7D 8S 9C TH", "straight", (10,), {}),
+        ("9H TD JH QD KH", "straight_colour", (13,), {}),
+        ("9C TC JC QC KC", "straight_suit", (13,), {}),
+        ("AS AH AD AC 7H", "four", (14, 7), {}),
+        # 36 cards with the joker 6S: it takes its best value
+        ("AS 6S 9D 8C 7H", "pair", (14, 9, 8, 7), {}),
+        ("AS AH 6S 8C 7H", "three", (14, 8, 7), {}),
+        ("AS AH 9D 9C 6S", "full_house", (14, 9), {}),
+        ("AH KD 9H 8D 6S", "colour", (14, 14, 13, 9, 8), {}),
+        ("AH KH 9H 8H 6S", "suit", (14, 14, 13, 9, 8), {}),
+        ("TS JH QD KC 6S", "straight", (14,), {}),
+        ("7S 8H 9D JC 6S", "straight", (11,), {}),
+        ("9H TD JH QD 6S", "straight_colour", (13,), {}),
+        ("9C TC JC KC 6S", "straight_suit", (13,), {}),
+        ("AS AH AD 7C 6S", "four", (14, 7), {}),
+        ("AS AH AD AC 6S", "poker", (14,), {}),
+        ("6S 7H 7D 7C 7S", "poker", (7,), {}),
+        # X names the 36-card deck's joker
+        ("AS AH AD AC X", "poker", (14,), {}),
+        # without a joker 6S is a plain six
+        ("6S 7H 8D 9C TH", "straight", (10,), {"joker_card": None}),
+        ("6S 6H AD KC 9H", "pair", (6, 14, 13, 9), {"joker_card": None}),
+        # another card may play the joker
+        ("6S 6H AD KC 9H", "pair", (14, 13, 9, 6), {"joker_card": "6H"}),
+        # 54 cards
+        ("2S 3H 4D 5C 7H", "high_card", (7, 5, 4, 3, 2), {"deck": 54}),
+        ("2S 2H 4D 5C 7H", "pair", (2, 7, 5, 4), {"deck": 54}),
+        ("2S 3H 4D 5C 6H", "straight", (6,), {"deck": 54}),
+        ("2S 3S 4S 5S 6S", "straight_suit", (6,), {"deck": 54}),
+        ("2S 3H X 5C 6H", "straight", (6,), {"deck": 54}),
+        ("2S 3H X X 6H", "straight", (6,), {"deck": 54}),
+        ("2S 2H X X 6H", "four", (2, 6), {"deck": 54}),
+        ("2S 2H 2D X X", "poker", (2,), {"deck": 54}),
+        ("AS AH AD AC X", "poker", (14,), {"deck": 54}),
+        ("2S 5S 9S X X", "suit", (14, 14, 9, 5, 2), {"deck": 54}),
+        ("KS QS JS X X", "straight_suit", (14,), {"deck": 54}),
+        ("AH 2D 3H 4D 5H", "colour", (14, 5, 4, 3, 2), {"deck": 54}),
+        ("AH 2D 3H 4D 5H", "straight_colour", (5,), {"deck": 54, "ace_low_straight": True}),
+        ("AH 2D 3C 4D X", "straight", (5,), {"deck": 54, "ace_low_straight": True}),
+        ("AH 2D 3C 4D X", "pair", (14, 4, 3, 2), {"deck": 54}),
+    ],
+)
+def test_categories(cards, name, tiebreak, variant):
+    hand = evaluate_hand(parse_cards(cards), **variant)
+    assert hand.name == name
+    assert hand.tiebreak == tiebreak
+    assert hand.category == Category[name.upper()]
+
+
+# -- tie-breaks ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "variant"),
+    [
+        # the source's examples
+        ("QS QH 9D 8C 7H", "KS KH 9D 8C 7H", {}),
+        ("KS KH QD QC 9H", "AS AH 7D 7C 9H", {}),
+        ("9S TH JD QC KH", "TS JH QD KC AH", {}),
+        # pair: the pair first, then the other cards high to low
+        ("KS KH AD 8C 7H", "AS AH 9D 8C 7D", {}),
+        ("AS AH 9D 8C 7H", "AS AD TC 8D 7D", {}),
+        ("AS AH TD 8C 7H", "AD AC TH 9S 7D", {}),
+        ("AS AH TD 9C 7H", "AD AC TH 9S 8D", {}),
+        # two pairs: higher pair, then lower pair, then the odd card
+        ("KS KH QD QC AH", "AS AH 7D 7C 8H", {}),
+        ("AS AH 7D 7C KH", "AD AC 8D 8C 9H", {}),
+        ("AS AH 8D 8C 9H", "AD AC 8H 8S TH", {}),
+        # three: the triple, then the rest
+        ("KS KH KD AC QH", "AS AH AD 7C 8H", {}),
+        ("AS AH AD 7C 8H", "AS AH AD 7C 9H", {}),
+        # full house: triple before pair
+        ("KS KH KD AC AH", "AS AH AD 7C 7H", {}),
+        ("AS AH AD 7C 7H", "AS AH AD 8C 8H", {}),
+        # colour and suit: all five high to low
+        ("AH KD 9H 8D 7H", "AD KH TD 8H 7D", {}),
+        ("AH KH 9H 8H 7H", "AS KS TS 8S 7S", {}),
+        # straights by the top card
+        ("6S 7H 8D 9C TH", "7S 8H 9D TC JH", {"joker_card": None}),
+        ("9H TD JH QD KH", "TH JD QH KD AH", {}),
+        ("9C TC JC QC KC", "TS JS QS KS AS", {}),
+        # four: the quad, then the odd card
+        ("KS KH KD KC AH", "AS AH AD AC 7H", {}),
+        ("AS AH AD AC 7H", "AS AH AD AC 8H", {}),
+        # poker by rank
+        ("KS KH KD KC 6S", "AS AH AD AC 6S", {}),
+        # ace-low straight is the lowest straight
+        ("AS 6H 7D 8C 9H", "6H 7D 8C 9H TD", {"ace_low_straight": True, "joker_card": None}),
+        ("AS 2H 3D 4C 5H", "2H 3D 4C 5H 6D", {"ace_low_straight": True, "deck": 54}),
+        # a joker makes the best hand, not merely a good one
+        ("AS AH KD KC QH", "AS AH KD 6S QH", {}),
+    ],
+)
+def test_tie_breaks(low, high, variant):
+    a = evaluate_hand(low, **variant)
+    b = evaluate_hand(high, **variant)
+    assert a < b and b > a and a != b
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "variant"),
+    [
+        # suits never break ties
+        ("AS KH 9D 8C 7H", "AH KS 9C 8D 7S", {}),
+        ("AS AH 9D 8C 7H", "AD AC 9S 8H 7C", {}),
+        ("TS JH QD KC AH", "TH JS QC KD AC", {}),
+        ("AH KH 9H 8H 7H", "AS KS 9S 8S 7S", {}),
+        ("9C TC JC QC KC", "9H TH JH QH KH", {}),
+        # the joker equals the card it copies
+        ("AS AH AD 7C 6S", "AS AH AD AC 7H", {}),
+        ("TS JH QD KC 6S", "TH JS QC KD AC", {}),
+        ("2S 3H X 5C 6H", "2D 3S 4C 5H 6S", {"deck": 54}),
+    ],
+)
+def test_equal_hands_tie(a, b, variant):
+    ha, hb = evaluate_hand(a, **variant), evaluate_hand(b, **variant)
+    assert ha == hb and not ha < hb and not hb < ha
+    assert ha.strength == hb.strength
+
+
+# -- variants --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("categories", "swap", "names"),
+    [
+        ("full", False, FULL_ORDER),
+        ("short", False, ref_order("short")),
+        ("full", True, ref_order("full", True)),
+        ("short", True, ref_order("short", True)),
+    ],
+)
+def test_orders(categories, swap, names):
+    assert list(hand_names(categories, swap)) == names
+    assert [c.name.lower() for c in category_order(categories, swap)] == names
+
+
+def test_swap_is_the_two_categories_only():
+    assert ref_order("full", True)[8:] == ["straight_colour", "four", "straight_suit", "poker"]
+    assert ref_order("short", True)[4:] == ["full_house", "four", "straight_suit", "poker"]
+
+
+@pytest.mark.parametrize(
+    ("cards", "full", "short"),
+    [
+        ("AH KD 9H 8D 7H", "colour", "high_card"),
+        ("AH AD 9H 8D 7H", "colour", "pair"),
+        ("AH KH 9H 8H 7H", "suit", "high_card"),
+        ("TS JH QD KC AH", "straight", "high_card"),
+        ("9H TD JH QD KH", "straight_colour", "high_card"),
+        ("9C TC JC QC KC", "straight_suit", "straight_suit"),
+        ("AH KD 9H 8D 6S", "colour", "pair"),
+        ("TS JH QD KC 6S", "straight", "pair"),
+        ("AS AH AD AC 6S", "poker", "poker"),
+    ],
+)
+def test_short_categories_fall_back(cards, full, short):
+    assert evaluate_hand(cards).name == full
+    assert evaluate_hand(cards, categories="short").name == short
+
+
+@pytest.mark.parametrize(
+    ("lower", "higher", "swap"),
+    [
+        ("9C TC JC QC KC", "AS AH AD AC 7H", False),
+        ("AS AH AD AC 7H", "9C TC JC QC KC", True),
+        ("9H TD JH QD KH", "AS AH AD AC 7H", True),  # straight colour stays below four
+        ("9C TC JC QC KC", "AS AH AD AC 6S", True),  # poker stays on top
+    ],
+)
+def test_swap_four_and_straight_flush(lower, higher, swap):
+    v = {"swap_four_and_straight_flush": swap}
+    assert evaluate_hand(lower, **v) < evaluate_hand(higher, **v)
+
+
+@pytest.mark.parametrize(
+    ("cards", "variant", "default_name", "ace_low_name"),
+    [
+        ("AS 6H 7D 8C 9H", {"joker_card": None}, "high_card", "straight"),
+        ("AS 7H 8D 9C 6S", {}, "pair", "straight"),  # the joker fills the six
+        ("AS 2H 3D 4C 5H", {"deck": 54}, "high_card", "straight"),
+        ("AS 2S 3S 4S 5S", {"deck": 54}, "suit", "straight_suit"),
+        ("KS AH 6D 7C 8H", {"joker_card": None}, "high_card", "high_card"),  # no wrap-around
+    ],
+)
+def test_ace_low_straight(cards, variant, default_name, ace_low_name):
+    assert evaluate_hand(cards, **variant).name == default_name
+    assert evaluate_hand(cards, ace_low_straight=True, **variant).name == ace_low_name
+
+
+def test_ace_low_straight_tops_at_its_fourth_card():
+    h = evaluate_hand("AS 6H 7D 8C 9H", ace_low_straight=True, joker_card=None)
+    assert h.tiebreak == (9,)
+
+
+# -- errors and the CardHand value -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cards", "variant", "message"),
+    [
+        ("AS KS QS JS", {}, "five cards"),
+        ("AS KS QS JS TS 9S", {}, "five cards"),
+        ("AS AS QS JS TS", {}, "twice"),
+        ("2S KS QS JS TS", {}, "not in the 36-card deck"),
+        ("X KS QS JS TS", {"joker_card": None}, "too many jokers"),
+        ("X X X JS TS", {"deck": 54}, "too many jokers"),
+        ("AS KS QS JS TS", {"deck": 40}, "deck must be"),
+        ("AS KS QS JS TS", {"categories": "long"}, "categories"),
+        ("AS KS QS JS TS", {"ace_low_straight": 1}, "ace_low_straight"),
+        ("AS KS QS JS TS", {"swap_four_and_straight_flush": "yes"}, "swap"),
+    ],
+)
+def test_bad_input(cards, variant, message):
+    with pytest.raises(ValueError, match=message):
+        evaluate_hand(cards, **variant)
+
+
+def test_unknown_option_is_a_type_error():
+    with pytest.raises(TypeError, match="jokers"):
+        evaluate_hand("AS KS QS JS TS", jokers=2)
+
+
+def test_hands_of_different_rules_do_not_compare():
+    with pytest.raises(ValueError, match="different rules"):
+        _ = evaluate_hand("AS KS QS JS TS") < evaluate_hand("AS KS QS JS TS", categories="short")
+
+
+def test_max_picks_the_winner_and_hands_hash():
+    hands = [evaluate_hand(h) for h in ("AS AH 9D 8C 7H", "KS KH KD 8C 7D", "AD AC 9S 8H 7C")]
+    assert max(hands).name == "three"
+    assert len(set(hands)) == 2
+    assert [str(c) for c in hands[0].cards] == ["AS", "AH", "9D", "8C", "7H"]
+
+
+def test_percentile_is_a_distribution():
+    ev = get_evaluator()
+    assert ev.hand_counts.sum() == 376992
+    seen = ev.hand_counts > 0  # some rank patterns cannot occur in this deck
+    assert np.all(np.diff(ev.percentile[seen]) > 0)
+    assert 0 < ev.percentile[0] < ev.percentile[-1] < 1
