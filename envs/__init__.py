@@ -7,6 +7,7 @@ _IDS = {
     "DicePoker6-v0": ("envs.dice_poker:DicePokerEnv", {"n_dice": 6}),
     "Yahtzee-v0": ("envs.yahtzee:YahtzeeEnv", {"rules": "russian"}),
     "YahtzeeClassic-v0": ("envs.yahtzee:YahtzeeEnv", {"rules": "classic"}),
+    "CardPoker-v0": ("envs.card_poker:CardPokerEnv", {}),
 }
 
 for _id, (_entry, _kwargs) in _IDS.items():

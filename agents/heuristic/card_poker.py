@@ -1,0 +1,198 @@
+"""Rule-of-thumb players of card poker: a careful one and a bluffer.
+
+Both draw the same way: every one of the 32 exchanges is tried on the same
+Monte Carlo sample of replacement cards (drawn from the cards the player does
+not hold), and the exchange with the best mean hand strength (the share of
+all hands of the deck it beats) net of the draw fee wins.
+
+The careful player bids by its chance to win. Each opponent still in is
+modelled by the final hands that players who exchanged as many cards reach
+(simulated once per rule set with the same draw), made a little stronger for
+every bid they made. It bids when that chance is high, reveals when the pot
+pays for it, and passes otherwise.
+
+The bluffer plays the same, except that on a set share of deals
+(``bluff_rate``) it stands pat and bids high whatever it holds, revealing at
+the end only when the pot would pay for it.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from agents.base import Agent, legal_actions
+from envs.card_poker import decode_observation
+from envs.rules.card_poker import (
+    FIRST_BID,
+    HAND_SIZE,
+    N_DISCARDS,
+    PASS,
+    REVEAL,
+    CardPokerRules,
+)
+
+# every discard set as a 0/1 row over the five sorted cards
+_DISCARD_BITS = np.array([[a >> i & 1 for i in range(HAND_SIZE)] for a in range(N_DISCARDS)])
+_N_DISCARDED = _DISCARD_BITS.sum(1)
+# For each discard set, which column of [hand, replacements] fills each slot:
+# kept card i stays in slot i; the j-th discarded card is replaced by replacement j.
+_SLOT_SOURCE = np.array(
+    [
+        [i if not bits[i] else HAND_SIZE + int(bits[:i].sum()) for i in range(HAND_SIZE)]
+        for bits in _DISCARD_BITS
+    ]
+)
+
+
+def best_discard(
+    hand: np.ndarray,
+    unseen: np.ndarray,
+    percentile: np.ndarray,
+    strengths,
+    rng: np.random.Generator,
+    samples: int,
+    fee_per_card: float,
+    allowed: np.ndarray | None = None,
+) -> int:
+    """The exchange (bit set over the sorted hand) with the best mean strength after the draw.
+
+    ``strengths`` maps an ``(n, 5)`` array of deck indices to hand strengths;
+    ``fee_per_card`` is the draw fee in strength units.
+    """
+    # Common random replacements for every exchange: the first k cards of one
+    # random order of the unseen cards replace the k discarded ones.
+    order = rng.random((samples, len(unseen))).argsort(axis=1)[:, :HAND_SIZE]
+    pool = np.concatenate(
+        [np.broadcast_to(hand, (samples, HAND_SIZE)), unseen[order]], axis=1
+    )  # (samples, 10)
+    hands = pool[:, _SLOT_SOURCE]  # (samples, 32, 5)
+    value = percentile[strengths(hands.reshape(-1, HAND_SIZE))].reshape(samples, N_DISCARDS)
+    score = value.mean(0) - fee_per_card * _N_DISCARDED
+    if allowed is not None:
+        score = np.where(allowed, score, -np.inf)
+    # ties keep the exchange of fewer cards (lower set first)
+    return int(np.argmax(score))
+
+
+@cache
+def final_strengths(rules: CardPokerRules, deals: int = 1500, samples: int = 24) -> tuple:
+    """Sorted final hand percentiles of a player who exchanged k cards, k = 0..5.
+
+    Simulated once per rule set with the heuristic draw; a count seen too
+    rarely falls back to every final hand.
+    """
+    rng = np.random.default_rng(20240)
+    ev = rules.evaluator
+    size = ev.deck.size
+    fee = rules.draw_fee / max(rules.stack, 1)
+    by_k: list[list[float]] = [[] for _ in range(HAND_SIZE + 1)]
+    for _ in range(deals):
+        cards = rng.permutation(size)
+        hand = np.sort(cards[:HAND_SIZE])
+        unseen = np.setdiff1d(np.arange(size), hand)
+        a = best_discard(hand, unseen, ev.percentile, ev.strengths, rng, samples, fee)
+        k = int(_N_DISCARDED[a])
+        kept = hand[_DISCARD_BITS[a] == 0]
+        final = np.concatenate([kept, cards[HAND_SIZE : HAND_SIZE + k]])
+        by_k[k].append(float(ev.percentile[ev.strength(final.tolist())]))
+    everything = np.sort(np.concatenate([np.array(v) for v in by_k]))
+    return tuple(np.sort(np.array(v)) if len(v) >= 30 else everything for v in by_k)
+
+
+class CardPokerCareful(Agent):
+    """Bids by hand strength and draw odds; see the module docstring."""
+
+    name = "careful"
+    bluff_rate = 0.0
+
+    def __init__(
+        self,
+        game: str = "card_poker",
+        samples: int = 64,
+        bid_threshold: float = 0.62,
+        bid_penalty: float = 0.5,
+        **rules,
+    ) -> None:
+        super().__init__()
+        if game != "card_poker":
+            raise ValueError(f"{type(self).__name__} plays card_poker, not {game!r}")
+        self.rules = CardPokerRules(**rules)
+        self.ev = self.rules.evaluator
+        self.n_cards = self.ev.deck.size
+        self.samples = samples
+        self.bid_threshold = bid_threshold
+        self.bid_penalty = bid_penalty
+        self.final = final_strengths(self.rules)
+        self._bluffing = False
+
+    # -- the draw ------------------------------------------------------------
+    def _draw(self, hand: np.ndarray, mask: np.ndarray) -> int:
+        unseen = np.setdiff1d(np.arange(self.n_cards), hand)
+        fee = self.rules.draw_fee / max(self.rules.stack, 1)
+        return best_discard(
+            hand,
+            unseen,
+            self.ev.percentile,
+            self.ev.strengths,
+            self.rng,
+            self.samples,
+            fee,
+            mask[:N_DISCARDS],
+        )
+
+    # -- the betting -----------------------------------------------------------
+    def win_chance(self, f: dict) -> float:
+        """Chance to hold the best hand among the players still in."""
+        own = self.ev.percentile[self.ev.strength(np.flatnonzero(f["cards"]).tolist())]
+        chance = 1.0
+        for k in range(1, len(f["in"])):
+            if not f["in"][k]:
+                continue
+            finals = self.final[max(int(f["drawn"][k]), 0)]
+            lo = np.searchsorted(finals, own, side="left")
+            hi = np.searchsorted(finals, own, side="right")
+            beat = (lo + hi) / 2 / len(finals)
+            # every bid an opponent made suggests a stronger hand
+            chance *= beat ** (1 + self.bid_penalty * f["bids_by"][k])
+        return chance
+
+    def _bet(self, f: dict, legal: list[int]) -> int:
+        chance = self.win_chance(f)
+        bids = [a for a in legal if a >= FIRST_BID]
+        if self._bluffing and bids:
+            # a bluff raises a little over the level each turn
+            return bids[min(2, len(bids) - 1)]
+        cost = f["reveal_cost"]
+        if bids and chance >= self.bid_threshold:
+            share = (chance - self.bid_threshold) / (1 - self.bid_threshold)
+            return bids[int(round(share * (len(bids) - 1)))]
+        if REVEAL in legal and chance * (f["pot"] + cost) > cost:
+            return REVEAL
+        return PASS
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = legal_actions(action_mask).tolist()
+        f = decode_observation(observation, self.n_cards)
+        if f["phase"][0]:  # the draw: each player draws once per deal
+            self._bluffing = self.bluff_rate > 0 and self.rng.random() < self.bluff_rate
+            if self._bluffing:
+                return 0  # stand pat: look like a made hand
+            return self._draw(np.flatnonzero(f["cards"]), np.asarray(action_mask, dtype=bool))
+        return self._bet(f, legal)
+
+
+class CardPokerBluffer(CardPokerCareful):
+    """The careful player that bluffs on ``bluff_rate`` of the deals (default 0.2)."""
+
+    name = "bluffer"
+
+    def __init__(self, game: str = "card_poker", bluff_rate: float = 0.2, **kwargs) -> None:
+        super().__init__(game, **kwargs)
+        if not 0 <= bluff_rate <= 1:
+            raise ValueError(f"bluff_rate must be in [0, 1], got {bluff_rate!r}")
+        self.bluff_rate = bluff_rate
+
+
+__all__ = ["CardPokerBluffer", "CardPokerCareful", "best_discard", "final_strengths"]

@@ -1,0 +1,194 @@
+"""PettingZoo AEC environment of card poker: every seat is an agent."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from envs.card_poker import obs_space, observe, render_game
+from envs.rules.card_poker import MAX_PLAYERS, MIN_PLAYERS, CardPokerMatch, CardPokerRules
+
+RULE_KWARGS = tuple(f.name for f in fields(CardPokerRules))
+
+
+def env(**kwargs) -> AECEnv:
+    """The AEC env wrapped in PettingZoo's order-enforcing checks."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(AECEnv, EzPickle):
+    """
+    ## Description
+
+    Card poker on 36 or 54 cards with jokers (RULES.md section 3) with every
+    seat an agent ``player_0`` .. ``player_{n-1}`` (``player_i`` sits in seat
+    ``i``; seat 0 draws and bids first in the first deal). Players who have
+    passed wait for the deal to end.
+
+    ## Action Space
+
+    ``Discrete(34 + max_bid - min_bid + 1)`` per agent, as in
+    ``CardPokerEnv``: 0-31 exchange sets in the draw, 32 pass, 33 reveal,
+    34 + k bid ``min_bid + k``. An illegal action raises ``ValueError`` and
+    changes nothing.
+
+    ## Observation Space
+
+    ``{"observation": Box(float32), "action_mask": Box(int8)}``: the same
+    vector as ``CardPokerEnv`` (see its docstring and
+    ``envs.card_poker.decode_observation``) from that agent's seat; the mask
+    is all zeros when it is not that agent's turn.
+
+    ## Rewards
+
+    Net chips of each deal, given when the deal ends; they sum to zero.
+
+    ## Episode End
+
+    All agents terminate when the deal (``episode="deal"``) or the session
+    (``episode="session"``: until a player cannot pay the ante, at most
+    ``max_deals`` deals) ends.
+
+    ## Arguments
+
+    ``n_players`` (3, 2-6), ``episode`` ("deal" | "session"), ``max_deals``
+    (100), ``render_mode`` ("ansi" | "human") and every rule option of
+    ``CardPokerEnv``.
+
+    ## Version History
+
+    - v0: first version.
+    """
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "card_poker_v0",
+        "is_parallelizable": False,
+        "render_fps": 4,
+    }
+
+    def __init__(
+        self,
+        n_players: int = 3,
+        episode: str = "deal",
+        max_deals: int = 100,
+        render_mode: str | None = None,
+        **rules,
+    ) -> None:
+        EzPickle.__init__(self, n_players, episode, max_deals, render_mode, **rules)
+        super().__init__()
+        unknown = sorted(set(rules) - set(RULE_KWARGS))
+        if unknown:
+            raise TypeError(f"unknown argument(s) {unknown}; rule options are {RULE_KWARGS}")
+        self.rules = CardPokerRules(**rules)
+        if (
+            not isinstance(n_players, int)
+            or isinstance(n_players, bool)
+            or not MIN_PLAYERS <= n_players <= MAX_PLAYERS
+        ):
+            raise ValueError(f"n_players must be 2..6, got {n_players!r}")
+        if episode not in ("deal", "session"):
+            raise ValueError(f"episode must be 'deal' or 'session', got {episode!r}")
+        if not isinstance(max_deals, int) or max_deals < 1:
+            raise ValueError(f"max_deals must be a whole number >= 1, got {max_deals!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.n_players = n_players
+        self.episode = episode
+        self.max_deals = max_deals
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(n_players)]
+        n = self.rules.n_actions
+        space = spaces.Dict(
+            {
+                "observation": obs_space(self.rules.deck_cards.size, n_players),
+                "action_mask": spaces.Box(0, 1, (n,), np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self.match: CardPokerMatch | None = None
+        self._np_random, _ = seeding.np_random(None)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._np_random, _ = seeding.np_random(seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.match = CardPokerMatch(
+            self.n_players, self._np_random, self.rules, self.episode, self.max_deals
+        )
+        self.agent_selection = self._agent_of(self.match.current_player)
+
+    def _agent_of(self, seat: int) -> str:
+        return self.possible_agents[seat]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.possible_agents.index(agent)
+        m = self.match
+        mask = np.zeros(self.rules.n_actions, dtype=np.int8)
+        if not m.done and m.current_player == seat:
+            mask[m.game.legal_actions()] = 1
+        obs = observe(m.game, seat, m.deals_left, m.net[seat])
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        payoffs = self.match.step(action)  # raises on an illegal action, changing nothing
+        self._cumulative_rewards[agent] = 0
+        self.rewards = dict.fromkeys(self.agents, 0)
+        for seat, gain in payoffs.items():
+            self.rewards[self._agent_of(seat)] = gain
+        if self.match.done:
+            self.terminations = dict.fromkeys(self.agents, True)
+            winners = [self._agent_of(s) for s in self.match.game.showdown.winners]
+            for a in self.agents:
+                self.infos[a] = {"winners": winners}
+        else:
+            self.agent_selection = self._agent_of(self.match.current_player)
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        m = self.match
+        labels = dict(enumerate(self.possible_agents))
+        text = "\n".join(
+            [
+                f"Card poker, {self.rules.deck} cards, deal {m.deals_played + (not m.game.done)}"
+                f"/{m.max_deals}; net chips "
+                + ", ".join(f"{labels[s]} {c:+d}" for s, c in enumerate(m.net)),
+                # seen by the player to act; after the deal only shown hands
+                render_game(m.game, labels, -1 if m.done else m.current_player),
+            ]
+        )
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
