@@ -86,6 +86,11 @@ class _Choice:
     groups: list[np.ndarray]
     # rows of the stacked groups, back in row order
     order: np.ndarray
+    # per group, a penalty growing with the option's place: the tie-break
+    bias: list[np.ndarray] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.bias = [_TIE_TOL * np.arange(g.shape[1]) / g.shape[1] for g in self.groups]
 
     @classmethod
     def build(cls, options: list[list[int]]) -> _Choice:
@@ -105,15 +110,14 @@ class _Choice:
     def best(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Best value and the chosen sub-multiset id of every row.
 
-        Of moves within rounding noise (``_TIE_TOL``) of the best, the first
-        wins: standing, or keeping more dice. Without the tolerance a re-roll
-        whose chances sum to 1.0000000000000002 would beat a sure stand.
+        A move must beat an earlier one (standing, or keeping more dice) by
+        more than rounding noise (``_TIE_TOL`` at most) to be preferred: else a
+        re-roll whose chances sum to 1.0000000000000002 would beat a sure stand.
         """
         picks = []
-        for opts in self.groups:
-            v = values[opts]
-            good = v >= v.max(axis=1, keepdims=True) - _TIE_TOL
-            picks.append(np.take_along_axis(opts, good.argmax(axis=1)[:, None], axis=1)[:, 0])
+        for opts, bias in zip(self.groups, self.bias, strict=True):
+            a = (values[opts] - bias).argmax(axis=1)
+            picks.append(np.take_along_axis(opts, a[:, None], axis=1)[:, 0])
         pick = np.concatenate(picks)[self.order]
         return values[pick], pick
 
