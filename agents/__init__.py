@@ -21,7 +21,10 @@ AGENTS: dict[str, dict[str, str]] = {
     "heuristic": {
         "dice_poker": "agents.heuristic.dice_poker:DicePokerHeuristic",
         "dice_poker6": "agents.heuristic.dice_poker:DicePokerHeuristic",
+        "card_poker": "agents.heuristic.card_poker:CardPokerCareful",
     },
+    "careful": {"card_poker": "agents.heuristic.card_poker:CardPokerCareful"},
+    "bluffer": {"card_poker": "agents.heuristic.card_poker:CardPokerBluffer"},
     "optimal": {
         "dice_poker": "agents.optimal.dice_poker:DicePokerOptimal",
         "dice_poker6": "agents.optimal.dice_poker:DicePokerOptimal",
