@@ -21,6 +21,10 @@ class LegalDiscrete(spaces.Discrete):
         super().__init__(n, seed=seed)
         self._legal_mask = legal_mask
 
+    def __reduce__(self):
+        # Pickle (e.g. inside a saved model) as a plain Discrete, without the env.
+        return (spaces.Discrete, (int(self.n), None, int(self.start)))
+
     def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None):
         if mask is None and probability is None:
             legal = np.asarray(self._legal_mask(), dtype=np.int8)

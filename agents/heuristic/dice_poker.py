@@ -12,8 +12,6 @@ Each is scored by an exact one-roll look-ahead over the dice it would throw:
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 
 from agents.base import Agent, legal_actions
@@ -58,15 +56,18 @@ class DicePokerHeuristic(Agent):
             raise ValueError(f"DicePokerHeuristic plays dice_poker or dice_poker6, not {game!r}")
         self.rules = DicePokerRules(n_dice=n_dice, **rules)
         self.table = _HandTable(self.rules)
-        self._outcomes = cache(self._outcomes_uncached)
+        self._memo: dict[tuple[int, ...], tuple] = {}
 
-    def _outcomes_uncached(self, kept: tuple[int, ...]):
+    def _outcomes(self, kept: tuple[int, ...]):
         """Order index, strength and probability of each final hand that keeps ``kept``."""
+        if kept in self._memo:
+            return self._memo[kept]
         outs, probs = outcome_distribution(self.rules.n_dice - len(kept))
         finals = [tuple(sorted(kept + o)) for o in outs]
         idx = np.array([self.table.index[f] for f in finals])
         strength = np.array([self.table.strength[f] for f in finals])
-        return idx, strength, probs
+        self._memo[kept] = idx, strength, probs
+        return self._memo[kept]
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = set(legal_actions(action_mask).tolist())

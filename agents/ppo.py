@@ -1,0 +1,79 @@
+"""A trained MaskablePPO model as an Agent: ``make_agent("ppo:path/to/model.zip", game=...)``."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent
+
+
+def load_model(path: str | Path):
+    """Load a MaskablePPO zip, with errors that say what is wrong with the file."""
+    from sb3_contrib import MaskablePPO  # torch is imported only when a model is used
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no model file at {str(path)!r}")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{str(path)!r} is not a model zip saved by MaskablePPO.save()")
+    try:
+        return MaskablePPO.load(path, device="cpu")
+    except Exception as err:  # SB3 raises many kinds for a damaged or foreign zip
+        raise ValueError(f"cannot load a MaskablePPO model from {str(path)!r}: {err}") from err
+
+
+def masked_logits(model, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    """The policy's action logits with illegal actions at -inf.
+
+    Computed straight from the actor network: about ten times faster than
+    ``model.predict`` with a masked distribution, which matters when an agent
+    plays thousands of games.
+    """
+    import torch
+
+    policy = model.policy
+    with torch.no_grad():
+        obs = torch.as_tensor(np.asarray(observation, dtype=np.float32)[None])
+        features = policy.extract_features(obs, policy.pi_features_extractor)
+        logits = policy.action_net(policy.mlp_extractor.forward_actor(features))[0].numpy()
+    return np.where(np.asarray(action_mask, dtype=bool), logits.astype(np.float64), -np.inf)
+
+
+class PPOAgent(Agent):
+    """Plays the model's most likely legal action, or samples (``deterministic=False``)
+    from its masked policy with the agent's own seeded generator."""
+
+    name = "ppo"
+
+    def __init__(
+        self, path: str | Path, game: str | None = None, deterministic: bool = True, **rules
+    ) -> None:
+        super().__init__()
+        self.model = load_model(path)
+        self.deterministic = deterministic
+        self.name = f"ppo:{path}"
+
+    @classmethod
+    def from_model(cls, model, deterministic: bool = True) -> PPOAgent:
+        agent = cls.__new__(cls)
+        Agent.__init__(agent)
+        agent.model, agent.deterministic, agent.name = model, deterministic, "ppo"
+        return agent
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        expected = self.model.observation_space.shape
+        if np.shape(observation) != expected:
+            raise ValueError(
+                f"{self.name} was trained on observations of shape {expected}, "
+                f"got {np.shape(observation)}: a different game or variant?"
+            )
+        logits = masked_logits(self.model, observation, action_mask)
+        if not np.isfinite(logits).any():
+            raise ValueError("the action mask allows no action (is the episode over?)")
+        if self.deterministic:
+            return int(np.argmax(logits))
+        p = np.exp(logits - logits.max())
+        return int(self.rng.choice(len(p), p=p / p.sum()))

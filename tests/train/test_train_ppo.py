@@ -1,0 +1,152 @@
+"""train/ppo.py: a tiny training run, config errors, resume, and loading the model as an agent."""
+
+from __future__ import annotations
+
+import csv
+
+import gymnasium as gym
+import pytest
+import yaml
+
+from agents import make_agent
+from train.ppo import find_config, load_config, main
+
+TINY_RUN = {
+    "seed": 0,
+    "n_envs": 2,
+    "total_timesteps": 512,
+    "eval_every": 256,
+    "eval_episodes": 10,
+    "eval_opponents": ["heuristic", "random"],
+    "final_eval_episodes": 20,
+    "checkpoint_every": 256,
+}
+
+
+def tiny_config(tmp_path, **run):
+    data = yaml.safe_load(find_config("quickstart.yaml").read_text())
+    data["ppo"].update(n_steps=128, batch_size=128, n_epochs=1)
+    data["run"] = {**TINY_RUN, "out_dir": str(tmp_path / "runs"), **run}
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def rows(path):
+    with path.open() as f:
+        return list(csv.DictReader(f))
+
+
+def test_train_save_and_play(tmp_path):
+    run_dir = main(["--config", str(tiny_config(tmp_path)), "--no-progress"])
+    assert run_dir.name == "dice_poker__tiny__0"
+    for name in ("model.zip", "config.yaml", "metrics.csv", "curve.png"):
+        assert (run_dir / name).is_file(), name
+    metrics = rows(run_dir / "metrics.csv")
+    assert [int(r["timesteps"]) for r in metrics][0] == 0
+    assert int(metrics[-1]["timesteps"]) >= 512
+    assert {"heuristic_chips", "heuristic_win_rate", "random_chips"} <= set(metrics[0])
+    resolved = yaml.safe_load((run_dir / "config.yaml").read_text())
+    assert resolved["run"]["total_timesteps"] == 512 and resolved["env"]["id"] == "DicePoker-v0"
+
+    agent = make_agent(f"ppo:{run_dir / 'model.zip'}", game="dice_poker")
+    env = gym.make("DicePoker-v0", opponents="random")
+    obs, info = env.reset(seed=0)
+    done = False
+    while not done:
+        action = agent.act(obs, info["action_mask"])
+        assert info["action_mask"][action]
+        obs, _, done, _, info = env.step(action)
+    # a finished run is not overwritten by accident
+    with pytest.raises(FileExistsError, match="finished run"):
+        main(["--config", str(tiny_config(tmp_path)), "--no-progress"])
+
+
+def test_resume_continues_from_the_last_checkpoint(tmp_path):
+    config = str(tiny_config(tmp_path))
+    run_dir = main(["--config", config, "--no-progress", "--total-timesteps", "256"])
+    (run_dir / "model.zip").unlink()  # as if the run had been interrupted after its checkpoint
+    before = rows(run_dir / "metrics.csv")
+    main(["--config", config, "--no-progress", "--resume"])
+    after = rows(run_dir / "metrics.csv")
+    assert after[: len(before)] == before  # nothing lost
+    assert int(after[-1]["timesteps"]) >= 512
+    assert float(after[-1]["wall_s"]) >= float(before[-1]["wall_s"])
+    from sb3_contrib import MaskablePPO
+
+    assert MaskablePPO.load(run_dir / "model.zip").num_timesteps >= 512
+
+
+def test_resume_without_checkpoint_is_an_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        main(["--config", str(tiny_config(tmp_path)), "--resume"])
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d.update(trainer={}), r"unknown section\(s\) \['trainer'\]"),
+        (lambda d: d["env"].update(kwarg={}), r"unknown key\(s\) \['kwarg'\] in .*env"),
+        (lambda d: d["env"].update(id="Chess-v0"), "env.id 'Chess-v0'"),
+        (
+            lambda d: d["ppo"].update(learning_rat=0.1),
+            r"unknown key\(s\) \['learning_rat'\] in ppo",
+        ),
+        (lambda d: d["run"].update(total_steps=5), r"unknown key\(s\) \['total_steps'\] in .*run"),
+        (lambda d: d["run"].update(n_envs="four"), "run.n_envs must be int, got 'four'"),
+        (lambda d: d["run"].update(vec_env="threads"), "vec_env must be 'dummy' or 'subproc'"),
+        (lambda d: d["run"].update(self_play={"size": 3}), r"unknown key\(s\) \['size'\]"),
+        (lambda d: d["ppo"].update(learning_rate={"cosine": [1, 0]}), "ppo.learning_rate"),
+        (
+            lambda d: d["ppo"]["policy_kwargs"].update(activation_fn="gelu2"),
+            "activation_fn 'gelu2'",
+        ),
+    ],
+)
+def test_config_errors_name_the_bad_key(tmp_path, edit, message):
+    data = yaml.safe_load(find_config("quickstart.yaml").read_text())
+    edit(data)
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ValueError, match=message):
+        load_config(str(path))
+
+
+def test_missing_config_lists_the_available_ones():
+    with pytest.raises(FileNotFoundError, match=r"available: \[.*'quickstart.yaml'"):
+        find_config("nope.yaml")
+
+
+def test_bare_name_is_looked_up_in_configs():
+    cfg = load_config("quickstart.yaml", {"seed": 3})
+    assert cfg.run.seed == 3 and cfg.run_name == "dice_poker__quickstart__3"
+
+
+def test_schedule_becomes_a_callable():
+    from train.ppo import ppo_arguments
+
+    args = ppo_arguments({"learning_rate": {"linear": [1.0e-3, 0.0]}})
+    assert args["learning_rate"](1.0) == pytest.approx(1e-3)
+    assert args["learning_rate"](0.0) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(
+    ("content", "error", "message"),
+    [(None, FileNotFoundError, "no model file"), (b"not a zip", ValueError, "not a model zip")],
+)
+def test_broken_model_files(tmp_path, content, error, message):
+    path = tmp_path / "model.zip"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(error, match=message):
+        make_agent(f"ppo:{path}", game="dice_poker")
+
+
+def test_every_committed_config_loads():
+    from train.ppo import CONFIG_DIR
+
+    names = sorted(p.name for p in CONFIG_DIR.glob("*.yaml"))
+    assert "quickstart.yaml" in names
+    for name in names:
+        cfg = load_config(name)
+        assert cfg.run.total_timesteps > 0
