@@ -147,7 +147,9 @@ class CardPokerGame:
 
     ``stacks`` are every seat's chips before the ante (default ``rules.stack``
     each); every seat must be able to pay the ante. ``first`` is the seat that
-    draws and bids first.
+    draws and bids first. ``deck_order`` (deck indices, a permutation of the
+    deck) replaces the shuffle: the first five cards go to ``first``, the
+    next five to the next seat, and so on; the rest is the stock.
     """
 
     def __init__(
@@ -157,6 +159,7 @@ class CardPokerGame:
         rules: CardPokerRules | None = None,
         stacks: Sequence[int] | None = None,
         first: int = 0,
+        deck_order: Sequence[int] | None = None,
     ) -> None:
         self.rules = rules = rules or CardPokerRules()
         if not isinstance(n_players, int) or not MIN_PLAYERS <= n_players <= MAX_PLAYERS:
@@ -178,7 +181,14 @@ class CardPokerGame:
         self.start_stacks = list(stacks)
         self.stacks = [chips - rules.ante for chips in stacks]
         self.pot = rules.ante * n_players
-        self.stock = [int(c) for c in rng.permutation(self.deck.size)]
+        if deck_order is None:
+            self.stock = [int(c) for c in rng.permutation(self.deck.size)]
+        else:
+            self.stock = [int(c) for c in deck_order]
+            if sorted(self.stock) != list(range(self.deck.size)):
+                raise ValueError(
+                    f"deck_order must be a permutation of the {self.deck.size} deck indices"
+                )
         self.hands: list[tuple[int, ...]] = [()] * n_players
         for seat in self.order:
             self.hands[seat] = tuple(sorted(self.stock[:HAND_SIZE]))
