@@ -21,6 +21,8 @@ AGENTS: dict[str, dict[str, str]] = {
     "heuristic": {
         "dice_poker": "agents.heuristic.dice_poker:DicePokerHeuristic",
         "dice_poker6": "agents.heuristic.dice_poker:DicePokerHeuristic",
+        "yahtzee": "agents.heuristic.yahtzee:YahtzeeHeuristic",
+        "yahtzee_classic": "agents.heuristic.yahtzee:YahtzeeHeuristic",
         "card_poker": "agents.heuristic.card_poker:CardPokerCareful",
     },
     "careful": {"card_poker": "agents.heuristic.card_poker:CardPokerCareful"},
