@@ -22,9 +22,11 @@ play optimally. The player at ``j`` values a final hand ``h`` at
 holders play a play-off, which is a ``t``-player game with the same rules, so
 its seat values are :func:`win_probabilities` of ``t`` players. When all
 ``m`` players of an ``m``-player game tie, the play-off is the same game
-again: that self-reference is solved by fixed-point iteration (only the
-states where every finished player is tied depend on it, and the all-tie
-chance is small, so it converges in a few rounds).
+again: that self-reference is solved by fixed-point iteration. Only the
+states where every finished player is tied depend on it; with the moves held
+fixed the seat values are affine in the play-off values (``win = c + a * x``,
+``a`` the all-tie chance), so each pass jumps to that line's fixed point and
+the next pass checks that no move changed (three passes in every case run).
 
 Maximising the chance to win the pot is maximising expected chips, because
 the pot does not depend on play. :class:`DicePokerOptimal` plays any seat
@@ -44,7 +46,7 @@ import numpy as np
 from agents.base import Agent, legal_actions
 from envs.dice_poker import decode_observation
 from envs.rules.dice import multisets, outcome_distribution
-from envs.rules.dice_hands import DiceHand
+from envs.rules.dice_hands import DiceHand, hand_names
 from envs.rules.dice_poker import DicePokerRules
 
 GAME_DICE = {"dice_poker": 5, "dice_poker6": 6}
@@ -52,7 +54,7 @@ GAME_DICE = {"dice_poker": 5, "dice_poker6": 6}
 # The play-off fixed point stops when no seat's value moves by more than this.
 _FIXED_POINT_TOL = 1e-14
 _FIXED_POINT_MAX_ITER = 200
-# Moves whose values differ by less than this are equally good (float rounding).
+# A move must beat an earlier-listed one by up to this much to be preferred (float rounding).
 _TIE_TOL = 1e-13
 
 
@@ -339,6 +341,8 @@ def hand_chance(predicate: str | Callable[[DiceHand], bool], n_dice: int = 5, **
     rules = _rules(n_dice, variant)
     if isinstance(predicate, str):
         name = predicate
+        if name not in hand_names(n_dice):
+            raise ValueError(f"no {n_dice}-dice hand is called {name!r}: {hand_names(n_dice)}")
         predicate = lambda h: h.name == name  # noqa: E731
     utility = np.array([float(predicate(rules.rank(f))) for f in multisets(n_dice)])
     return solve_turn(turn_shape(n_dice, rules.lock_kept_dice), utility).value

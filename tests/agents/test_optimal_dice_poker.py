@@ -150,6 +150,14 @@ def test_ante_does_not_change_the_solution():
     assert win_probabilities(3, 5, ante=7) == win_probabilities(3, 5)
 
 
+def test_hand_chance_names_and_predicates():
+    assert hand_chance(lambda h: h.name == "poker", 6) == hand_chance("poker", 6)
+    # four of a kind or better is at least as likely as five of a kind
+    assert hand_chance(lambda h: h.rank >= 5, 5) > hand_chance("poker", 5)
+    with pytest.raises(ValueError, match="pentagon"):
+        hand_chance("pentagon", 5)
+
+
 @pytest.mark.parametrize("bad", [1, 0, 2.5])
 def test_bad_player_count(bad):
     with pytest.raises(ValueError, match="n_players"):
