@@ -1,0 +1,473 @@
+"""Exact optimal players of the scorecard games: ``Yahtzee-v0`` (russian) and ``YahtzeeClassic-v0``.
+
+``solve(rules, **options)`` computes, for every state of one player's card
+between turns, the expected points still to come under optimal play, with
+each turn (roll, keep, roll, keep, roll, fill a row) solved exactly over the
+252 dice multisets and 462 keeps. "Optimal" maximises the expected final
+total of a single player (solitaire play; with several players the russian
+result is the total minus the table average, and maximising one's own
+expected total is what this player does there too).
+
+The solution is cached on disk (``$XDG_CACHE_HOME/dicepoker-gym`` or
+``~/.cache/dicepoker-gym``; ``DICEPOKER_GYM_CACHE`` overrides the folder), one
+versioned ``.npz`` per rule set and options, so after the first solve an agent
+loads in a fraction of a second.
+
+:class:`YahtzeeOptimal` (``make_agent("optimal", game="yahtzee" |
+"yahtzee_classic", **rules)``) plays from the observation alone: it reads the
+card state and the dice with ``envs.yahtzee.decode_observation`` and picks
+the action of the optimal policy (ties: stop rather than re-roll, then the
+lowest keep index, then the lowest row).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent
+from agents.optimal import _yahtzee_classic as classic
+from agents.optimal import _yahtzee_russian as russian
+from agents.optimal._yahtzee_turn import (
+    DICE,
+    DICE_INDEX,
+    FULL_KEEP,
+    KEEPS,
+    N_KEEPS,
+    N_ROLLS,
+    keep_values,
+    subkeeps,
+)
+from envs.rules.scorecard import (
+    MAX_ROLLS,
+    N_REROLL_ACTIONS,
+    STAGE1_BONUS,
+    STAGE1_BONUS_AT,
+    UPPER_BONUS,
+    YAHTZEE_BONUS,
+    ScorecardRules,
+    make_rules,
+)
+
+CACHE_VERSION = 1  # bump whenever the solver or the file layout changes
+
+GAME_RULES = {"yahtzee": "russian", "yahtzee_classic": "classic"}
+
+
+# -- keeps as env actions ---------------------------------------------------------------
+
+
+def _reroll_mask(dice: tuple[int, ...], keep: tuple[int, ...]) -> int:
+    """Env re-roll action: bit i set = re-roll the i-th smallest die, keeping ``keep``."""
+    left = list(keep)
+    mask = 0
+    for i, d in enumerate(sorted(dice)):
+        if d in left:
+            left.remove(d)
+        else:
+            mask |= 1 << i
+    return mask
+
+
+def _proper_subkeeps() -> tuple[np.ndarray, np.ndarray]:
+    """Per roll: the keep indices of its sub-multisets except itself (ascending, padded with
+    ``N_KEEPS``) and the matching env re-roll actions."""
+    width = max(len(subkeeps(d)) for d in DICE) - 1
+    keeps = np.full((N_ROLLS, width), N_KEEPS, dtype=np.int64)
+    masks = np.zeros((N_ROLLS, width), dtype=np.int64)
+    for i, d in enumerate(DICE):
+        subs = [k for k in subkeeps(d) if k != FULL_KEEP[i]]
+        keeps[i, : len(subs)] = subs
+        masks[i, : len(subs)] = [_reroll_mask(d, KEEPS[k]) for k in subs]
+    return keeps, masks
+
+
+SUBKEEPS, REROLL_ACTIONS = _proper_subkeeps()
+_IS_YAHTZEE = np.array([len(set(d)) == 1 for d in DICE])
+
+
+# -- the two games' card states ---------------------------------------------------------
+
+
+class _Model:
+    """A game's card states and its stop values; states are tuples of int arrays."""
+
+    doubles_first_roll = False
+
+    def stop(self, states, first_roll: bool) -> tuple[np.ndarray, np.ndarray]:
+        """``(stop values (252, n), best card row (252, n))``."""
+        raise NotImplementedError
+
+    def state(self, open_rows: np.ndarray, upper_sum: int, yahtzee_scored: bool):
+        """The state of one card as seen in an observation (each entry an array of one)."""
+        raise NotImplementedError
+
+    def value(self, state) -> np.ndarray:
+        raise NotImplementedError
+
+    def apply(self, states, rows, dice_index, first_roll: bool):
+        """``(points gained, next states)`` of filling ``rows`` with the dice."""
+        raise NotImplementedError
+
+
+class _ClassicModel(_Model):
+    def __init__(self, rules: ScorecardRules, values: np.ndarray) -> None:
+        self.tab = classic.ClassicTables(rules)
+        self.values = values
+
+    def stop(self, states, first_roll):
+        stop, rows = classic.stop_values(self.tab, self.values, *states, with_rows=True)
+        return stop, rows
+
+    def state(self, open_rows, upper_sum, yahtzee_scored):
+        filled = sum(1 << k for k, o in enumerate(open_rows) if not o)
+        y = int(bool(yahtzee_scored) and self.tab.track_bonus)
+        return tuple(np.array([v]) for v in (filled, min(int(upper_sum), classic.CAP), y))
+
+    def value(self, state):
+        return self.values[state]
+
+    def apply(self, states, rows, dice_index, first_roll):
+        filled, upper, y = states
+        tab = self.tab
+        score = tab.scores[rows, dice_index]
+        face = np.array([d[0] for d in DICE])[dice_index] - 1
+        joker = _IS_YAHTZEE[dice_index] & (filled & classic.Y_BIT != 0)
+        score = np.where(joker, tab.joker_score[filled, face, rows], score)
+        is_upper = rows < 6
+        raw = upper + np.where(is_upper, score, 0)
+        gain = score + UPPER_BONUS * (is_upper & (upper < classic.CAP) & (raw >= classic.CAP))
+        if tab.track_bonus:
+            gain = gain + YAHTZEE_BONUS * (joker & (y == 1))
+            y = y | ((rows == classic.Y_ROW) & (score == 50))
+        return gain, (filled | (1 << rows), np.minimum(raw, classic.CAP), y)
+
+
+class _RussianModel(_Model):
+    doubles_first_roll = True
+
+    def __init__(self, rules: ScorecardRules, stage1: np.ndarray, stage2: np.ndarray) -> None:
+        self.tab = russian.RussianTables(rules)
+        self.stage1, self.stage2 = stage1, stage2
+
+    # a state is (filled1, sum1, filled2); stage 2 once filled1 is full
+    def stop(self, states, first_roll):
+        f1, s1, f2 = states
+        full = (1 << russian.N_UPPER) - 1
+        if np.all(f1 == full):
+            stop, row, _ = russian.stage2_stop(self.tab, self.stage2, f2, first_roll)
+            return stop, row + russian.N_UPPER
+        if np.any(f1 == full):
+            raise ValueError("a batch of russian states must all be in the same stage")
+        stop, row, _ = russian.stage1_stop(self.tab, self.stage1, f1, s1)
+        return stop, row
+
+    def state(self, open_rows, upper_sum, yahtzee_scored):
+        closed = [not o for o in open_rows]
+        f1 = sum(1 << k for k in range(russian.N_UPPER) if closed[k])
+        f2 = sum(1 << j for j in range(russian.N_LOWER) if closed[russian.N_UPPER + j])
+        return tuple(np.array([v]) for v in (f1, int(upper_sum), f2))
+
+    def value(self, state):
+        f1, s1, f2 = state
+        full = (1 << russian.N_UPPER) - 1
+        return np.where(f1 == full, self.stage2[f2], self.stage1[f1, s1 + russian.OFFSET])
+
+    def apply(self, states, rows, dice_index, first_roll):
+        f1, s1, f2 = states
+        full = (1 << russian.N_UPPER) - 1
+        if np.all(f1 == full):
+            lower = rows - russian.N_UPPER
+            table = self.tab.lower_first if first_roll else self.tab.lower
+            return table[lower, dice_index], (f1, s1, f2 | (1 << lower))
+        score = self.tab.upper[rows, dice_index]
+        f1, s1 = f1 | (1 << rows), s1 + score
+        bonus = STAGE1_BONUS * ((f1 == full) & (s1 >= STAGE1_BONUS_AT))
+        return score + bonus, (f1, s1, f2)
+
+
+# -- the solution ------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Solution:
+    """The optimal values of one rule set.
+
+    ``expected_score``: the optimal expected final total from an empty card.
+    ``arrays``: classic ``{"values": (8192, 64, 2)}`` indexed by (filled-row
+    mask, upper sum capped at 63, Yahtzee row holds 50); russian
+    ``{"stage1": (64, 106), "stage2": (2048,)}`` (see the solver modules).
+    NaN marks states that cannot occur.
+    """
+
+    rules: ScorecardRules
+    expected_score: float
+    arrays: dict[str, np.ndarray]
+    solve_seconds: float = 0.0
+    _model: _Model | None = field(default=None, repr=False)
+
+    @property
+    def model(self) -> _Model:
+        if self._model is None:
+            if self.rules.rules == "classic":
+                self._model = _ClassicModel(self.rules, self.arrays["values"])
+            else:
+                self._model = _RussianModel(
+                    self.rules, self.arrays["stage1"], self.arrays["stage2"]
+                )
+        return self._model
+
+    def state_value(self, open_rows, upper_sum: int, yahtzee_scored: bool = False) -> float:
+        """Expected points still to come at the start of a turn, under optimal play."""
+        return float(self.model.value(self.model.state(open_rows, upper_sum, yahtzee_scored))[0])
+
+    def turn_plan(self, states) -> TurnPlan:
+        """Everything the optimal choices of one turn need, for a batch of card states."""
+        model = self.model
+        stop, rows = model.stop(states, first_roll=False)
+        if model.doubles_first_roll:
+            stop_first, rows_first = model.stop(states, first_roll=True)
+        else:
+            stop_first, rows_first = stop, rows
+        pad = np.full((1, stop.shape[1]), -np.inf)
+        after1 = keep_values(stop, 1)
+        after2 = keep_values(stop, 2)
+        return TurnPlan(
+            stop, rows, stop_first, rows_first, np.vstack([after1, pad]), np.vstack([after2, pad])
+        )
+
+    def decide(self, states, dice_index: np.ndarray, rolls_used: int) -> np.ndarray:
+        """Env actions of the optimal policy for a batch of states (same stage, same roll)."""
+        return self.turn_plan(states).actions(dice_index, rolls_used)
+
+
+@dataclass(eq=False)
+class TurnPlan:
+    """Stop values and keep values of a batch of card states for one turn.
+
+    After a roll with rolls left the player stops when stopping is worth at
+    least every re-roll, else re-rolls around the best keep (lowest keep index
+    on ties); keeping all five dice is never a re-roll (it is worth no more
+    than stopping or a smaller keep).
+    """
+
+    stop: np.ndarray  # (252, n) after roll 2 or 3
+    rows: np.ndarray  # (252, n) the card row that attains it
+    stop_first: np.ndarray  # (252, n) right after the first roll
+    rows_first: np.ndarray
+    keep1: np.ndarray  # (463, n) keep values with one roll left; row 462 = -inf padding
+    keep2: np.ndarray  # (463, n) with two rolls left
+
+    def actions(
+        self, dice_index: np.ndarray, rolls_used: int, cols: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Env actions for the dice ``dice_index`` of the states ``cols`` (default: all)."""
+        if not 1 <= rolls_used <= MAX_ROLLS:
+            raise ValueError(f"rolls_used must be 1..{MAX_ROLLS}, got {rolls_used}")
+        if cols is None:
+            cols = np.arange(dice_index.size)
+        first = rolls_used == 1
+        stop = (self.stop_first if first else self.stop)[dice_index, cols]
+        fill = N_REROLL_ACTIONS + (self.rows_first if first else self.rows)[dice_index, cols]
+        if rolls_used == MAX_ROLLS:
+            return fill
+        expect = self.keep2 if first else self.keep1
+        cand = expect[SUBKEEPS[dice_index], cols[:, None]]  # (m, proper keeps)
+        j = cand.argmax(axis=1)
+        reroll = cand[np.arange(j.size), j] > stop
+        return np.where(reroll, REROLL_ACTIONS[dice_index, j], fill)
+
+
+# -- solving and the cache --------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    """Where solutions are cached (``DICEPOKER_GYM_CACHE``, else the XDG cache folder)."""
+    explicit = os.environ.get("DICEPOKER_GYM_CACHE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "dicepoker-gym"
+
+
+def cache_path(rules: ScorecardRules) -> Path:
+    opts = "-".join(f"{k}={v}" for k, v in sorted(rules.options.items()))
+    return cache_dir() / f"yahtzee-v{CACHE_VERSION}-{rules.rules}-{opts}.npz"
+
+
+def _load(path: Path, rules: ScorecardRules) -> Solution | None:
+    try:
+        with np.load(path) as data:
+            arrays = {k: data[k] for k in data.files if k not in ("expected_score", "seconds")}
+            return Solution(rules, float(data["expected_score"]), arrays, float(data["seconds"]))
+    except (OSError, ValueError, KeyError):
+        return None  # missing or unreadable: solve again
+
+
+def _save(path: Path, solution: Solution) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npz", delete=False) as f:
+            np.savez(
+                f,
+                expected_score=solution.expected_score,
+                seconds=solution.solve_seconds,
+                **solution.arrays,
+            )
+        os.replace(f.name, path)  # atomic: a reader never sees half a file
+    except OSError:
+        pass  # a read-only home only costs a re-solve next time
+
+
+_MEMORY: dict[ScorecardRules, Solution] = {}
+
+
+def solve(rules: str | ScorecardRules = "russian", cache: bool = True, **options) -> Solution:
+    """The optimal solution of a scorecard game (RULES.md sections 4 and 5).
+
+    ``rules``: ``"russian"`` (option ``scratch``) or ``"classic"`` (options
+    ``joker``, ``yahtzee_bonus``), validated by the rules module. With
+    ``cache`` the result is kept in memory and on disk (module docstring).
+    """
+    r = make_rules(rules, **options)
+    if cache:
+        if r in _MEMORY:
+            return _MEMORY[r]
+        found = _load(cache_path(r), r)
+        if found is not None:
+            _MEMORY[r] = found
+            return found
+    start = time.perf_counter()
+    if r.rules == "classic":
+        values = classic.solve_classic(r)
+        arrays = {"values": values}
+        expected = float(values[0, 0, 0])
+    else:
+        stage1, stage2 = russian.solve_russian(r)
+        arrays = {"stage1": stage1, "stage2": stage2}
+        expected = float(stage1[0, russian.OFFSET])
+    solution = Solution(r, expected, arrays, time.perf_counter() - start)
+    if cache:
+        _MEMORY[r] = solution
+        _save(cache_path(r), solution)
+    return solution
+
+
+# -- simulation --------------------------------------------------------------------------
+
+_CODE = np.array([6**4, 6**3, 6**2, 6, 1])
+_DICE_BY_CODE = np.full(6**5, -1, dtype=np.int64)
+for _i, _d in enumerate(DICE):
+    _DICE_BY_CODE[(np.array(_d) - 1) @ _CODE] = _i
+
+
+def dice_indices(dice: np.ndarray) -> np.ndarray:
+    """Index in ``DICE`` of each row of ``dice`` (n, 5), sorted ascending."""
+    return _DICE_BY_CODE[(dice - 1) @ _CODE]
+
+
+def simulate(
+    solution: Solution, n_games: int, seed: int | None = 0, check_with_rules: bool = False
+) -> np.ndarray:
+    """Final totals of ``n_games`` games of the optimal policy (a check of the solver).
+
+    The games run side by side, a turn at a time, so each turn is planned once
+    for every distinct card state. The policy is the agent's (:class:`TurnPlan`).
+    With ``check_with_rules`` every fill is also made on an
+    ``envs.rules.scorecard.Scorecard``, which checks it is legal and scores it
+    (bonuses included); a difference from the solver's own bookkeeping raises.
+    """
+    from envs.rules.scorecard import Scorecard
+
+    rng = np.random.default_rng(seed)
+    rules = solution.rules
+    model = solution.model
+    empty = model.state([True] * len(rules.rows), 0, False)
+    states = tuple(np.repeat(v, n_games) for v in empty)
+    totals = np.zeros(n_games, dtype=np.int64)
+    cards = [Scorecard(rules) for _ in range(n_games)] if check_with_rules else None
+    for _ in range(len(rules.rows)):
+        unique, column = np.unique(np.stack(states), axis=1, return_inverse=True)
+        plan = solution.turn_plan(tuple(unique))  # many games share a card state
+        column = column.ravel()
+        dice = np.sort(rng.integers(1, 7, size=(n_games, 5)), axis=1)
+        active = np.arange(n_games)
+        new_states = [v.copy() for v in states]
+        for rolls_used in range(1, MAX_ROLLS + 1):
+            index = dice_indices(dice[active])
+            actions = plan.actions(index, rolls_used, column[active])
+            fills = actions >= N_REROLL_ACTIONS
+            games, rows = active[fills], actions[fills] - N_REROLL_ACTIONS
+            if games.size:
+                old = tuple(v[games] for v in states)
+                gain, nxt = model.apply(old, rows, index[fills], rolls_used == 1)
+                totals[games] += gain
+                for v, part in zip(new_states, nxt, strict=True):
+                    v[games] = part
+                for g, row, points in zip(games, rows, gain, strict=True) if cards else ():
+                    cards[g], ref = cards[g].fill(
+                        rules.rows[row], dice[g].tolist(), first_roll=rolls_used == 1
+                    )
+                    if ref != points:
+                        raise AssertionError(
+                            f"solver scored {points}, rules scored {ref}: row "
+                            f"{rules.rows[row]}, dice {dice[g].tolist()}, card {cards[g]}"
+                        )
+            active, masks = active[~fills], actions[~fills]
+            if active.size:
+                reroll = (masks[:, None] >> np.arange(5) & 1).astype(bool)
+                fresh = rng.integers(1, 7, size=(active.size, 5))
+                dice[active] = np.sort(np.where(reroll, fresh, dice[active]), axis=1)
+        assert active.size == 0, "every turn ends with a fill after the third roll"
+        states = tuple(new_states)
+    if cards is not None and any(c.total != t for c, t in zip(cards, totals, strict=True)):
+        raise AssertionError("the solver's totals differ from the rules module's")
+    return totals.astype(np.float64)
+
+
+# -- the agent --------------------------------------------------------------------------
+
+
+class YahtzeeOptimal(Agent):
+    """The optimal player of ``Yahtzee-v0`` / ``YahtzeeClassic-v0`` (module docstring)."""
+
+    name = "optimal"
+
+    def __init__(self, game: str = "yahtzee", **rules) -> None:
+        super().__init__()
+        if game not in GAME_RULES:
+            raise ValueError(f"YahtzeeOptimal plays {sorted(GAME_RULES)}, not {game!r}")
+        rule_set = rules.pop("rules", GAME_RULES[game])
+        if rule_set != GAME_RULES[game]:
+            raise ValueError(f"game {game!r} is played with rules={GAME_RULES[game]!r}")
+        self.rules = make_rules(rule_set, **rules)
+        self.solution = solve(self.rules)
+        self._plan: tuple | None = None
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        from envs.yahtzee import decode_observation  # envs import agents; import late
+
+        f = decode_observation(observation, self.rules)
+        key = (tuple(f["open_rows"].tolist()), int(f["upper_sum"]), bool(f["yahtzee_scored"]))
+        if self._plan is None or self._plan[0] != key:  # a new turn: plan it once
+            state = self.solution.model.state(*key)
+            self._plan = (key, self.solution.turn_plan(state))
+        dice = DICE_INDEX[tuple(sorted(int(d) for d in f["dice"]))]
+        action = int(self._plan[1].actions(np.array([dice]), int(f["rolls_used"]))[0])
+        if not action_mask[action]:
+            raise RuntimeError(
+                f"optimal player chose illegal action {action} (legal: "
+                f"{np.flatnonzero(action_mask).tolist()}); the solver and the env disagree"
+            )
+        return action
+
+    def __repr__(self) -> str:
+        return f"YahtzeeOptimal({self.rules.rules}, {self.rules.options})"
+
+
+__all__ = ["Solution", "TurnPlan", "YahtzeeOptimal", "cache_dir", "cache_path", "simulate", "solve"]
