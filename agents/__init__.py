@@ -30,6 +30,8 @@ AGENTS: dict[str, dict[str, str]] = {
     "optimal": {
         "dice_poker": "agents.optimal.dice_poker:DicePokerOptimal",
         "dice_poker6": "agents.optimal.dice_poker:DicePokerOptimal",
+        "yahtzee": "agents.optimal.yahtzee:YahtzeeOptimal",
+        "yahtzee_classic": "agents.optimal.yahtzee:YahtzeeOptimal",
     },
 }
 
