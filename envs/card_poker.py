@@ -15,6 +15,7 @@ from envs.rules.card_poker import (
     HAND_SIZE,
     MAX_PLAYERS,
     MIN_PLAYERS,
+    N_DISCARDS,
     CardPokerGame,
     CardPokerMatch,
     CardPokerRules,
@@ -302,7 +303,7 @@ class CardPokerEnv(gym.Env):
             )
         self._opponents = [make_agent(s, "card_poker", **rules) for s in specs]
         self.n_cards = self.rules.deck_cards.size
-        self.action_space = LegalDiscrete(self.rules.n_actions, self.action_masks)
+        self.action_space = LegalDiscrete(self.rules.n_actions, self._sample_mask)
         self.observation_space = obs_space(self.n_cards, n_players)
         self.match: CardPokerMatch | None = None
 
@@ -340,6 +341,17 @@ class CardPokerEnv(gym.Env):
         if self.match is None or self.match.done:
             return np.zeros(self.rules.n_actions, dtype=bool)
         return self.match.game.action_mask()
+
+    def _sample_mask(self) -> np.ndarray:
+        """What ``action_space.sample()`` draws from: the legal actions, or between
+        episodes those of the draw that opens the next one (checkers sample
+        an action before they reset)."""
+        if self.match is not None and not self.match.done:
+            return self.match.game.action_mask()
+        r = self.rules
+        mask = np.zeros(r.n_actions, dtype=bool)
+        mask[[a for a in range(N_DISCARDS) if r.draw_fee * a.bit_count() <= r.stack - r.ante]] = 1
+        return mask
 
     def render(self):
         if self.render_mode is None:
