@@ -424,9 +424,7 @@ def evaluate_hand(cards: str | Iterable[str | Card], **variant) -> CardHand:
     cards = parse_cards(cards)
     if len(cards) != 5:
         raise ValueError(f"a hand is five cards, got {len(cards)}: {' '.join(map(str, cards))}")
-    idx = ev.deck.indices(cards)
-    hand = ev.hand(idx)
+    s = ev.strength(ev.deck.indices(cards))
+    cat, tb = ev.describe(s)
     # keep the cards as given (X stays X) for display
-    return CardHand(
-        hand.category, hand.tiebreak, hand.rank, tuple(cards), hand.strength, hand.variant
-    )
+    return CardHand(cat, tb, ev._place[cat], tuple(cards), s, ev.variant)

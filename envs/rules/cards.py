@@ -54,8 +54,10 @@ class Card(NamedTuple):
 JOKER = Card(0, -1)
 
 
+@cache
 def parse_card(text: str) -> Card:
     """``"AS"``, ``"TH"``, ``"10H"``, ``"6s"``, ``"X"`` -> a :class:`Card`."""
+    # cached: there are few distinct card names and parsing is on hot paths
     t = text.strip().upper()
     if t in ("X", "JOKER"):
         return JOKER
@@ -116,13 +118,14 @@ class Deck:
         """
         out: list[int] = []
         free_jokers = sorted(self.joker_indices)
-        for card in parse_cards(cards):
+        cards = parse_cards(cards)
+        for card in cards:
             if card.is_joker:
                 free = [j for j in free_jokers if j not in out]
                 if not free:
                     raise ValueError(
                         f"too many jokers for the {self.size}-card deck "
-                        f"(it has {self.n_jokers}): {format_cards(parse_cards(cards))}"
+                        f"(it has {self.n_jokers}): {format_cards(cards)}"
                     )
                 out.append(free[0])
                 continue

@@ -1,0 +1,60 @@
+"""Speed of the card-hand evaluator, in hands per second.
+
+    python benchmarks/card_eval.py
+
+Times the one-off table build per variant, single-hand lookups
+(``HandEvaluator.strength``), numpy batch lookups (``strengths``), the public
+``evaluate_hand`` (parsing and a ``CardHand``), and, for scale, the
+brute-force joker reference of the tests.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from envs.rules.card_hands import _evaluator, check_variant, evaluate_hand
+
+
+def rate(fn, n: int) -> float:
+    start = time.perf_counter()
+    fn()
+    return n / (time.perf_counter() - start)
+
+
+def measure(deck: int, rng: np.random.Generator, ref_evaluate) -> str:
+    start = time.perf_counter()
+    ev = _evaluator(check_variant(deck=deck))
+    build = time.perf_counter() - start
+    n = 200_000
+    hands = np.argsort(rng.random((n, ev.deck.size)), axis=1)[:, :5]
+    as_lists = hands.tolist()
+    single = rate(lambda: [ev.strength(h) for h in as_lists], n)
+    batch = rate(lambda: ev.strengths(hands), n)
+    # the 36-card deck's joker reads "6S*"; as a card it is named 6S
+    texts = [" ".join(ev.deck.label(c).rstrip("*") for c in h) for h in as_lists[:20000]]
+    public = rate(lambda: [evaluate_hand(t, deck=deck) for t in texts], len(texts))
+    some = as_lists[:3000]
+    ref = rate(lambda: [ref_evaluate(h, deck) for h in some], len(some))
+    return f"| {deck} | {build:.2f} | {single:,.0f} | {batch:,.0f} | {public:,.0f} | {ref:,.0f} |"
+
+
+def main() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "rules"))
+    from test_card_hands import ref_evaluate  # the slow reference, for comparison
+
+    rng = np.random.default_rng(0)
+    print(
+        "| deck | table build (s) | single lookups / s | batch lookups / s "
+        "| evaluate_hand / s | reference / s |"
+    )
+    print("|---|---|---|---|---|---|")
+    for deck in (36, 54):
+        print(measure(deck, rng, ref_evaluate))
+
+
+if __name__ == "__main__":
+    main()
