@@ -136,14 +136,14 @@ def _joker_stop(tab, values, filled, upper, y, stop, best_row) -> None:
             best_row[YAHTZEE_DICE[face], cols] = arg
 
 
-def level_states(tab: ClassicTables, n_filled: int) -> tuple[np.ndarray, ...]:
+def level_states(tab: ClassicTables, n_filled: int, within: int = 0) -> tuple[np.ndarray, ...]:
     """All reachable states with ``n_filled`` rows filled: (filled, upper, yahtzee50).
 
-    States of one card mask are contiguous.
+    Only cards whose filled rows include ``within``. States of one card mask are contiguous.
     """
     fs, us, ys = [], [], []
     for mask in range(1 << N_ROWS):
-        if mask.bit_count() != n_filled:
+        if mask.bit_count() != n_filled or mask & within != within:
             continue
         sums = tab.upper_sums[mask & 63]
         for yv in (0, 1) if tab.track_bonus and mask & Y_BIT else (0,):
@@ -185,14 +185,18 @@ def _mask_stop(tab: ClassicTables, values: np.ndarray, mask: int, u, y, out) -> 
 _COUNT = np.arange(6)[None, :, None]
 
 
-def solve_classic(rules: ScorecardRules) -> np.ndarray:
-    """``values`` over all card states (module docstring), NaN where unreachable."""
+def solve_classic(rules: ScorecardRules, within: int = 0) -> np.ndarray:
+    """``values`` over all card states (module docstring), NaN where unreachable.
+
+    ``within``: solve only the cards whose filled rows include this mask (the
+    rest of a game from such a card; for checks on small end games).
+    """
     tab = ClassicTables(rules)
     values = np.full(SHAPE, np.nan)
     f, u, y = level_states(tab, N_ROWS)
     values[f, u, y] = 0.0
-    for n_filled in range(N_ROWS - 1, -1, -1):
-        f, u, y = level_states(tab, n_filled)
+    for n_filled in range(N_ROWS - 1, within.bit_count() - 1, -1):
+        f, u, y = level_states(tab, n_filled, within)
         for groups in _mask_chunks(f):
             start, end = groups[0][0], groups[-1][1]
             stop = np.full((N_ROLLS, end - start), -np.inf)

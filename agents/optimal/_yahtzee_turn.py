@@ -32,9 +32,7 @@ DICE_INDEX = {d: i for i, d in enumerate(DICE)}
 KEEPS: tuple[tuple[int, ...], ...] = tuple(
     k
     for n in range(N_DICE + 1)
-    for k in sorted(
-        itertools.combinations_with_replacement(FACES, n), key=lambda k: -len(set(k))
-    )
+    for k in sorted(itertools.combinations_with_replacement(FACES, n), key=lambda k: -len(set(k)))
 )
 KEEP_INDEX = {k: i for i, k in enumerate(KEEPS)}
 N_ROLLS, N_KEEPS = len(DICE), len(KEEPS)

@@ -42,6 +42,7 @@ from agents.optimal._yahtzee_turn import (
     N_ROLLS,
     keep_values,
     subkeeps,
+    turn_policy_values,
 )
 from envs.rules.scorecard import (
     MAX_ROLLS,
@@ -358,6 +359,47 @@ def solve(rules: str | ScorecardRules = "russian", cache: bool = True, **options
     return solution
 
 
+def statistics(solution: Solution) -> dict[str, float]:
+    """Exact mean, standard deviation and bonus chance of the final total under optimal play.
+
+    A backward pass over every card state that follows the optimal choices
+    (ties broken as the agent breaks them) and carries E[(points to come)^2]
+    and P(card bonus) beside the value. The bonus is the russian stage-1 +50
+    or the classic upper +35. (Classic: a few times the solve's time.)
+    """
+    if solution.rules.rules == "russian":
+        stage1, stage2 = solution.arrays["stage1"], solution.arrays["stage2"]
+        mean, second, p_bonus = russian.russian_moments(solution.rules, stage1, stage2)
+    else:
+        mean, second, p_bonus = _classic_moments(solution)
+    return {"mean": mean, "std": float(np.sqrt(second - mean**2)), "p_bonus": p_bonus}
+
+
+def _classic_moments(solution: Solution) -> tuple[float, float, float]:
+    model = solution.model
+    tab, values = model.tab, model.values
+    second = np.full(values.shape, np.nan)
+    bonus = np.full(values.shape, np.nan)
+    f, u, y = classic.level_states(tab, classic.N_ROWS)
+    second[f, u, y] = 0.0
+    bonus[f, u, y] = u >= classic.CAP
+    rolls = np.arange(N_ROLLS)[:, None]
+    for n_filled in range(classic.N_ROWS - 1, -1, -1):
+        f, u, y = classic.level_states(tab, n_filled)
+        for start in range(0, f.size, classic.CHUNK):
+            cols = slice(start, start + classic.CHUNK)
+            states = (f[cols], u[cols], y[cols])
+            stop, rows = classic.stop_values(tab, values, *states, with_rows=True)
+            shape = rows.shape
+            flat = tuple(np.broadcast_to(v[None, :], shape).ravel() for v in states)
+            dice = np.broadcast_to(rolls, shape).ravel()
+            gain, nxt = model.apply(flat, rows.ravel(), dice, False)
+            sq = gain**2 + 2 * gain * values[nxt] + second[nxt]
+            _, second[states] = turn_policy_values(stop, sq.reshape(shape))
+            _, bonus[states] = turn_policy_values(stop, bonus[nxt].reshape(shape))
+    return float(values[0, 0, 0]), float(second[0, 0, 0]), float(bonus[0, 0, 0])
+
+
 # -- simulation --------------------------------------------------------------------------
 
 _CODE = np.array([6**4, 6**3, 6**2, 6, 1])
@@ -373,8 +415,11 @@ def dice_indices(dice: np.ndarray) -> np.ndarray:
 
 def simulate(
     solution: Solution, n_games: int, seed: int | None = 0, check_with_rules: bool = False
-) -> np.ndarray:
-    """Final totals of ``n_games`` games of the optimal policy (a check of the solver).
+) -> dict[str, np.ndarray]:
+    """``{"total", "bonus"}`` of ``n_games`` games of the optimal policy (a check of the solver).
+
+    ``total``: each game's final total; ``bonus``: whether it earned the card
+    bonus (russian: stage-1 sum >= 0, +50; classic: upper sum >= 63, +35).
 
     The games run side by side, a turn at a time, so each turn is planned once
     for every distinct card state. The policy is the agent's (:class:`TurnPlan`).
@@ -427,7 +472,8 @@ def simulate(
         states = tuple(new_states)
     if cards is not None and any(c.total != t for c, t in zip(cards, totals, strict=True)):
         raise AssertionError("the solver's totals differ from the rules module's")
-    return totals.astype(np.float64)
+    bonus = states[1] >= (STAGE1_BONUS_AT if rules.rules == "russian" else classic.CAP)
+    return {"total": totals.astype(np.float64), "bonus": bonus}
 
 
 # -- the agent --------------------------------------------------------------------------
@@ -470,4 +516,13 @@ class YahtzeeOptimal(Agent):
         return f"YahtzeeOptimal({self.rules.rules}, {self.rules.options})"
 
 
-__all__ = ["Solution", "TurnPlan", "YahtzeeOptimal", "cache_dir", "cache_path", "simulate", "solve"]
+__all__ = [
+    "Solution",
+    "TurnPlan",
+    "YahtzeeOptimal",
+    "cache_dir",
+    "cache_path",
+    "simulate",
+    "solve",
+    "statistics",
+]

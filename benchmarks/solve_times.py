@@ -1,0 +1,97 @@
+"""How long the exact solvers take: one function per game, each solve from scratch.
+
+    python benchmarks/solve_times.py                      # every game below
+    python benchmarks/solve_times.py --games yahtzee yahtzee_classic
+    python benchmarks/solve_times.py --games yahtzee_classic --options joker=free
+
+Each solve ignores the on-disk cache (the time to load a cached solution is
+printed separately), and prints the wall time, the CPU time of this process
+(the honest figure on a machine shared with other work) and the solution's
+headline number. Sections: the scorecard games (agents/optimal/yahtzee.py);
+the dice-poker games are added below them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from collections.abc import Callable
+
+# -- scorecard games (agents/optimal/yahtzee.py) -----------------------------------------
+
+
+def _parse(value: str):
+    return {"true": True, "false": False}.get(value.lower(), value)
+
+
+def _time_scorecard(rules: str, **options) -> dict[str, float]:
+    from agents.optimal import yahtzee as yz
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    solution = yz.solve(rules, cache=False, **options)
+    out = {
+        "wall_s": time.perf_counter() - wall,
+        "cpu_s": time.process_time() - cpu,
+        "expected_score": solution.expected_score,
+    }
+    # the cache: write once into a scratch folder, then time a cold load from disk
+    with tempfile.TemporaryDirectory() as folder:
+        old = os.environ.get("DICEPOKER_GYM_CACHE")
+        os.environ["DICEPOKER_GYM_CACHE"] = folder
+        try:
+            yz._save(yz.cache_path(solution.rules), solution)
+            start = time.perf_counter()
+            loaded = yz._load(yz.cache_path(solution.rules), solution.rules)
+            out["cache_load_s"] = time.perf_counter() - start
+            assert loaded is not None and loaded.expected_score == solution.expected_score
+        finally:
+            if old is None:
+                del os.environ["DICEPOKER_GYM_CACHE"]
+            else:
+                os.environ["DICEPOKER_GYM_CACHE"] = old
+    return out
+
+
+def yahtzee(**options) -> dict[str, float]:
+    """The russian scorecard game, ``Yahtzee-v0`` (target: under 20 s)."""
+    return _time_scorecard("russian", **options)
+
+
+def yahtzee_classic(**options) -> dict[str, float]:
+    """Classic Yahtzee, ``YahtzeeClassic-v0`` (target: under 60 s)."""
+    return _time_scorecard("classic", **options)
+
+
+# -- dice poker (agents/optimal/dice_poker.py) --------------------------------------------
+# (timings of the dice-poker solvers go here, one function per game)
+
+
+GAMES: dict[str, Callable[..., dict[str, float]]] = {
+    "yahtzee": yahtzee,
+    "yahtzee_classic": yahtzee_classic,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES))
+    parser.add_argument(
+        "--options", nargs="*", default=[], help="rule options as name=value (e.g. joker=free)"
+    )
+    args = parser.parse_args()
+    options = dict(o.split("=", 1) for o in args.options)
+    options = {k: _parse(v) for k, v in options.items()}
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"{os.cpu_count()} CPUs, load average {load:.2f} at start")
+    for name in args.games:
+        result = GAMES[name](**options)
+        parts = ", ".join(
+            f"{k} {v:.6f}" if k == "expected_score" else f"{k} {v:.2f}" for k, v in result.items()
+        )
+        print(f"{name} {options or ''}: {parts}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
