@@ -45,6 +45,10 @@ PASS = N_DISCARDS
 REVEAL = N_DISCARDS + 1
 FIRST_BID = N_DISCARDS + 2
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
+# the exchanges of at most k cards, k = 0..5
+_DISCARDS_UP_TO = [
+    tuple(a for a in range(N_DISCARDS) if a.bit_count() <= k) for k in range(HAND_SIZE + 1)
+]
 
 
 class Phase(IntEnum):
@@ -240,14 +244,15 @@ class CardPokerGame:
         stack = self.stacks[self.current_player]
         if self.phase == Phase.DRAW:
             fee = self.rules.draw_fee
-            return [a for a in range(N_DISCARDS) if fee * a.bit_count() <= stack]
+            return list(_DISCARDS_UP_TO[min(stack // fee, HAND_SIZE) if fee else HAND_SIZE])
         legal = [PASS]
         if self.reveal_cost <= stack:
             legal.append(REVEAL)
         if self.n_bids < self.rules.max_bids:
             low = max(self.level, self.rules.min_bid)
             high = min(self.rules.max_bid, stack)
-            legal.extend(self.rules.bid_action(b) for b in range(low, high + 1))
+            base = FIRST_BID - self.rules.min_bid
+            legal.extend(range(base + low, base + high + 1))
         return legal
 
     def action_mask(self) -> np.ndarray:

@@ -82,7 +82,7 @@ def test_same_seed_same_trajectory(kwargs):
     [
         ({}, 36, 3, 64),
         ({"deck": 54, "n_players": 6}, 54, 6, 97),
-        ({"deck": 54, "joker_card": None, "n_players": 2}, 52, 2, 75),
+        ({"deck": 54, "n_players": 2}, 54, 2, 77),
     ],
 )
 def test_observation_layout(kwargs, n_cards, n_players, size):
