@@ -1,7 +1,8 @@
 """Scorecard dice games: "Покер на костях" (RULES.md section 4) and classic Yahtzee (section 5).
 
-Pure Python; no randomness lives here (the env rolls the dice). Dice are any
-five faces 1..6 in any order; every function sorts them itself.
+Pure Python + numpy. The only randomness is the dice of :class:`ScorecardGame`, rolled
+from the numpy Generator it is given. Dice are any five faces 1..6 in any order; every
+function sorts them itself.
 
 API summary (what the env, the heuristic and the exact solver build on)
 -----------------------------------------------------------------------
@@ -53,7 +54,6 @@ A whole card (immutable; every step returns a new one)::
         is filled; classic +35 when the upper sum reaches 63) + the Yahtzee bonus
     card.fill(row, dice, first_roll=False) -> (Scorecard, points)
         ValueError naming the legal rows if the row is not legal now; the card is immutable.
-
     card.fill_options(dice, first_roll=False) -> dict[str, int]   every legal row -> the
         whole gain of filling it (as card.points), in one fast pass
 
@@ -137,6 +137,7 @@ _INDEX = {
     "russian": {r: i for i, r in enumerate(RUSSIAN_ROWS)},
     "classic": {r: i for i, r in enumerate(CLASSIC_ROWS)},
 }
+_YAHTZEE_ROW = CLASSIC_ROWS.index("yahtzee")
 ROW_INDEX = _INDEX  # rules name -> row name -> position on the card
 
 
@@ -426,18 +427,30 @@ class Scorecard:
                 f"a {self.rules.rules} card has {len(self.rules.rows)} rows, "
                 f"got {len(self.scores)} scores"
             )
+        # derived once: a card never changes, and envs ask for these at every step
         scores = self.scores
-        upper_open = any(x is None for x in scores[:6])
-        derived = {
-            "_open_rows": tuple(r for r, x in zip(self.rows, scores, strict=True) if x is None),
-            "_stage": 0 if self.rules.rules == "classic" else (1 if upper_open else 2),
-            "_upper_sum": sum(x for x in scores[:6] if x is not None),
-            "_total": sum(x for x in scores if x is not None) + self.bonus + self.yahtzee_bonus,
-            "_yahtzee_scored": self.rules.rules == "classic"
-            and scores[_INDEX["classic"]["yahtzee"]] == 50,
-        }
-        for name, value in derived.items():
-            object.__setattr__(self, name, value)
+        upper_sum = 0
+        upper_open = False
+        for x in scores[:6]:
+            if x is None:
+                upper_open = True
+            else:
+                upper_sum += x
+        lower_sum = 0
+        for x in scores[6:]:
+            if x is not None:
+                lower_sum += x
+        classic = self.rules.rules == "classic"
+        setattr_ = object.__setattr__
+        setattr_(
+            self,
+            "_open_rows",
+            tuple([r for r, x in zip(self.rows, scores, strict=True) if x is None]),
+        )
+        setattr_(self, "_stage", 0 if classic else (1 if upper_open else 2))
+        setattr_(self, "_upper_sum", upper_sum)
+        setattr_(self, "_total", upper_sum + lower_sum + self.bonus + self.yahtzee_bonus)
+        setattr_(self, "_yahtzee_scored", classic and scores[_YAHTZEE_ROW] == 50)
 
     @classmethod
     def new(cls, rules: str | ScorecardRules = "russian", **options) -> Scorecard:
@@ -580,7 +593,12 @@ class Scorecard:
         self, row: str, dice: Iterable[int], first_roll: bool = False
     ) -> tuple[Scorecard, int]:
         """Fill ``row`` with ``dice``; returns (new card, points gained)."""
-        d = self._check(row, dice)
+        return self._fill_unchecked(row, self._check(row, dice), first_roll)
+
+    def _fill_unchecked(
+        self, row: str, d: tuple[int, ...], first_roll: bool
+    ) -> tuple[Scorecard, int]:
+        """:meth:`fill` for a row known to be legal with sorted, valid dice ``d``."""
         score, bonus, ybonus = self._gain(row, d, first_roll)
         scores = list(self.scores)
         scores[_INDEX[self.rules.rules][row]] = score
@@ -740,7 +758,8 @@ class ScorecardGame:
             self._set_dice(dice)
             return 0
         row = self.rules.rows[action - N_REROLL_ACTIONS]
-        self.card, points = self.card.fill(row, self.dice, first_roll=self.first_roll)
+        # is_legal checked the row against the card's legal rows for these dice
+        self.card, points = self.card._fill_unchecked(row, self.dice, self.first_roll)
         self._cache = {}
         self.history.append(tuple(self._rolls))
         if not self.done:
