@@ -150,3 +150,21 @@ def test_every_committed_config_loads():
     for name in names:
         cfg = load_config(name)
         assert cfg.run.total_timesteps > 0
+
+
+def test_self_play_pool_feeds_snapshots_back_as_opponents(tmp_path):
+    from train.ppo import SnapshotPool
+
+    sp = {"enabled": True, "snapshot_every": 128, "pool_size": 2, "heuristic_share": 0.0}
+    run_dir = main(["--config", str(tiny_config(tmp_path, self_play=sp)), "--no-progress"])
+    snaps = sorted((run_dir / "pool").glob("*.zip"))
+    assert len(snaps) >= 2
+    pool = SnapshotPool(run_dir / "pool", "dice_poker", "heuristic", 0.0, 2, rules={})
+    pool.seed(0)
+    assert pool.current is not pool.fixed  # with no fixed share it always plays a snapshot
+    assert str(pool.current.name).endswith(snaps[-1].name) or str(pool.current.name).endswith(
+        snaps[-2].name
+    )
+    env = gym.make("DicePoker-v0", opponents=[pool, "random"])
+    obs, info = env.reset(seed=1)
+    assert info["action_mask"].any()
