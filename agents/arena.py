@@ -1,102 +1,747 @@
-"""Agents against agents at the dice-poker table, every seat order played equally."""
+"""The arena: any agents at any game, seats rotated, every figure with a 95% confidence interval.
+
+    from agents.arena import run_arena
+    result = run_arena("dice_poker", ["random", "heuristic", "optimal"], 6000, seed=0, workers=2)
+    print(result.markdown())
+
+How games are played (``train/benchmark.py`` is the command-line front end):
+
+- **Seats.** A table has ``players`` seats. Agent specs fill the seats cyclically
+  (seat entry ``k`` is agent ``k % len(specs)``), so ``--players`` may exceed the
+  number of agents, never fall short of it. Every game uses one seat order from a
+  fixed list: every circular arrangement of the entries, each followed by its
+  ``players`` rotations. Each aligned block of ``players`` games therefore puts every
+  entry in every position once, and ``players!`` games play every order once.
+- **Poker games** (``dice_poker``, ``dice_poker6``, ``card_poker``): one game (one
+  deal, fresh stacks) per game index, position 0 first to act. Each game yields the
+  chips every seat won or lost and who won (a split card-poker pot counts as a
+  share ``1/k`` to each of the ``k`` winners).
+- **Scorecard games** (``yahtzee``, ``yahtzee_classic``): players never interact, so
+  every seat of a game rolls **the same dice stream** (common random numbers: the
+  same seed drives each seat's own :class:`ScorecardGame`; the dice agree as long as
+  the players' choices do). With ``players=1`` (the default) every agent plays each
+  game alone on those dice and the figure is its total score; with ``players > 1``
+  also the settlement of RULES.md, total minus the table's mean total. Maximising the
+  expected total maximises the expected settlement, so players see the solo
+  observation of ``Yahtzee-v0`` in either case.
+- **Per agent and game** an agent's result is the mean over the seats it held.
+  Intervals are 95%: Wilson score intervals for rates, mean ± 1.96 standard errors
+  (over games) for chips and scores.
+- **Head to head**: the fraction of games in which the row agent's result (chips, or
+  score on the same dice) was higher than the column agent's, ties counting half.
+- **Ratings**: openskill's Plackett-Luce model, updated game by game in game order
+  with the agents ranked by their result (ties share a rank); ``ordinal`` is
+  ``mu - 3 sigma``.
+- **Seeds.** Games are split into chunks of :data:`CHUNK_GAMES` games; chunk ``c`` draws
+  everything from ``SeedSequence(seed, spawn_key=(c,))`` (one child seeds the agents,
+  the other the dice and cards), and chunks are merged in order. So the same seed
+  gives the same result for any number of worker processes, and a game's dice do not
+  depend on which agents play.
+"""
 
 from __future__ import annotations
 
+import copy
 import itertools
+import math
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 import numpy as np
-from tqdm import tqdm
 
-from agents import Agent, make_agent
-from envs.dice_poker import observe
-from envs.rules.dice_poker import DicePokerGame, DicePokerRules
+from agents import GAMES, Agent, make_agent
+
+POKER_GAMES = ("dice_poker", "dice_poker6", "card_poker")
+SCORECARD_GAMES = ("yahtzee", "yahtzee_classic")
+MAX_SEATS = 6
+# Games per chunk. Part of what a seed means (each chunk has its own seed), so fixed.
+CHUNK_GAMES = 100
+Z95 = 1.959963984540054
 
 
-def wilson_interval(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate."""
+def wilson_interval(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """95% Wilson score interval of a rate (``wins`` may be fractional: shared wins)."""
     if n == 0:
         return (0.0, 1.0)
     p = wins / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (centre - half, centre + half)
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(centre - half, 0.0), min(centre + half, 1.0))
 
 
-@dataclass
-class SeatStats:
-    games: int = 0
-    wins: int = 0
-    chips: list[int] = field(default_factory=list)
+def mean_interval(x: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
+    """Mean and its normal 95% interval (mean ± z standard errors)."""
+    x = np.asarray(x, dtype=float)
+    mean = float(x.mean())
+    if len(x) < 2:
+        return mean, float("nan"), float("nan")
+    half = z * float(x.std(ddof=1)) / math.sqrt(len(x))
+    return mean, mean - half, mean + half
 
 
-@dataclass
-class DicePokerResult:
-    """Per agent and per position in the turn order: games, wins, chips."""
+def seat_orders(n: int) -> list[tuple[int, ...]]:
+    """Seat orders of ``n`` entries (``order[position] = entry``), rotations adjacent.
 
-    names: list[str]
-    by_position: dict[tuple[int, int], SeatStats]  # (agent index, position) -> stats
-
-    def total(self, agent: int) -> SeatStats:
-        out = SeatStats()
-        for (a, _), s in self.by_position.items():
-            if a == agent:
-                out.games += s.games
-                out.wins += s.wins
-                out.chips += s.chips
-        return out
-
-    def table(self) -> str:
-        """A markdown table: win rate with 95% CI, overall and by position, chips per game."""
-        n_pos = 1 + max(p for _, p in self.by_position)
-        head = ["agent", "win rate (95% CI)", *(f"pos {p + 1}" for p in range(n_pos)), "chips/game"]
-        rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        for a, name in enumerate(self.names):
-            t = self.total(a)
-            lo, hi = wilson_interval(t.wins, t.games)
-            cells = [name, f"{t.wins / t.games:.3f} ({lo:.3f}-{hi:.3f})"]
-            for p in range(n_pos):
-                s = self.by_position.get((a, p), SeatStats())
-                cells.append(f"{s.wins / s.games:.3f}" if s.games else "-")
-            chips = np.array(t.chips, dtype=float)
-            ci = 1.96 * chips.std(ddof=1) / np.sqrt(len(chips)) if len(chips) > 1 else float("nan")
-            cells.append(f"{chips.mean():+.3f} ± {ci:.3f}")
-            rows.append("| " + " | ".join(cells) + " |")
-        return "\n".join(rows)
-
-
-def play_dice_poker(
-    specs: list[str | Agent],
-    n_games: int,
-    n_dice: int = 5,
-    seed: int = 0,
-    progress: bool = True,
-    **rules,
-) -> DicePokerResult:
-    """Play ``n_games`` games among the agents, cycling through every seat order.
-
-    Each game draws a turn order from the permutations of the agents in turn,
-    so every agent plays every position equally often (when ``n_games`` is a
-    multiple of ``len(specs)!``). The play-off is part of the game.
+    Every circular arrangement (entry 0 first) followed by its ``n`` rotations: each
+    aligned block of ``n`` orders puts every entry in every position once.
     """
-    game_name = "dice_poker" if n_dice == 5 else "dice_poker6"
-    agents = [make_agent(s, game_name, **rules) for s in specs]
-    names = [s if isinstance(s, str) else s.name for s in specs]
-    rng = np.random.default_rng(seed)
-    for agent in agents:
-        agent.seed(int(rng.integers(2**63)))
-    rules_obj = DicePokerRules(n_dice=n_dice, **rules)
-    orders = list(itertools.permutations(range(len(agents))))
-    stats: dict[tuple[int, int], SeatStats] = {}
-    for g in tqdm(range(n_games), desc="games", disable=not progress):
-        order = list(orders[g % len(orders)])
-        game = DicePokerGame(order, rng, rules_obj)
+    bases = [(0, *p) for p in itertools.permutations(range(1, n))]
+    return [tuple(b[(j + r) % n] for j in range(n)) for b in bases for r in range(n)]
+
+
+def _parse_specs(specs: Sequence[str | Agent]) -> tuple[str, ...]:
+    names = [s if isinstance(s, str) else getattr(s, "name", type(s).__name__) for s in specs]
+    # Repeated specs are separate agents (own rows, own ratings): number the repeats.
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(n if seen[n] == 1 else f"{n}#{seen[n]}")
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ArenaSetup:
+    """What is played: the game, the agents, the seats and the rule options."""
+
+    game: str
+    specs: tuple[str | Agent, ...]
+    players: int
+    rules: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return _parse_specs(self.specs)
+
+    @property
+    def scorecard(self) -> bool:
+        return self.game in SCORECARD_GAMES
+
+    @property
+    def solo(self) -> bool:
+        """Scorecard games played alone: every agent once per game, on the same dice."""
+        return self.scorecard and self.players == 1
+
+    @property
+    def rule_options(self) -> dict:
+        return dict(self.rules)
+
+    @property
+    def entries(self) -> list[int]:
+        """The agent index of each seat entry."""
+        n = len(self.specs) if self.solo else self.players
+        return [k % len(self.specs) for k in range(n)]
+
+    @property
+    def n_positions(self) -> int:
+        return len(self.entries)
+
+    def orders(self) -> list[tuple[int, ...]]:
+        if self.solo:  # every agent plays each game; positions mean nothing
+            return [tuple(range(len(self.specs)))]
+        return seat_orders(self.players)
+
+
+def make_setup(
+    game: str, specs: Sequence[str | Agent], players: int | None = None, **rules
+) -> ArenaSetup:
+    """Check the game, the agents and the seats; ``players=None`` picks the default.
+
+    The default is one seat per agent (at least 2) for the poker games and solo play
+    (``players=1``) for the scorecard games.
+    """
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+    specs = tuple(specs)
+    if not specs:
+        raise ValueError("no agents given")
+    if players is None:
+        players = 1 if game in SCORECARD_GAMES else max(2, len(specs))
+    low = 1 if game in SCORECARD_GAMES else 2
+    if not isinstance(players, int) or not low <= players <= MAX_SEATS:
+        raise ValueError(f"players must be {low}..{MAX_SEATS} for {game}, got {players!r}")
+    if players > 1 and players < len(specs):
+        raise ValueError(
+            f"{len(specs)} agents need at least {len(specs)} seats, got players={players} "
+            "(every agent sits at every game)"
+        )
+    return ArenaSetup(game, specs, players, tuple(sorted(rules.items())))
+
+
+def build_agents(setup: ArenaSetup) -> list[Agent]:
+    """One agent per seat entry (repeats are separate instances: agents may keep state)."""
+    rules = setup.rule_options
+    agents: list[Agent] = []
+    for k, a in enumerate(setup.entries):
+        spec = setup.specs[a]
+        if isinstance(spec, Agent):
+            agents.append(spec if k == a else copy.deepcopy(spec))
+        else:
+            agents.append(make_agent(spec, setup.game, **rules))
+    _check_observation_shapes(setup, agents)
+    return agents
+
+
+def _check_observation_shapes(setup: ArenaSetup, agents: list[Agent]) -> None:
+    # A trained model fixes its observation size (card poker's grows with the seats);
+    # say so before any game is played rather than from inside a worker.
+    shape = _observation(setup).shape
+    for a, agent in zip(setup.entries, agents, strict=True):
+        space = getattr(getattr(agent, "model", None), "observation_space", None)
+        if space is not None and tuple(space.shape) != shape:
+            raise ValueError(
+                f"agent {setup.names[a]!r} was trained on observations of shape "
+                f"{tuple(space.shape)}, but {setup.game} with {setup.players} players "
+                f"gives {shape}: a different game, variant or number of players?"
+            )
+
+
+def _observation(setup: ArenaSetup) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    rules = setup.rule_options
+    if setup.scorecard:
+        from envs.rules.scorecard import ScorecardGame
+        from envs.yahtzee import observe
+
+        return observe(ScorecardGame(rng, _rule_set(setup.game), **rules))
+    if setup.game == "card_poker":
+        from envs.card_poker import observe
+        from envs.rules.card_poker import CardPokerGame, CardPokerRules
+
+        return observe(CardPokerGame(setup.players, rng, CardPokerRules(**rules)), 0)
+    from envs.dice_poker import observe
+    from envs.rules.dice_poker import DicePokerGame, DicePokerRules
+
+    n_dice = 6 if setup.game == "dice_poker6" else 5
+    return observe(DicePokerGame(range(setup.players), rng, DicePokerRules(n_dice, **rules)), 0)
+
+
+def _rule_set(game: str) -> str:
+    return "classic" if game == "yahtzee_classic" else "russian"
+
+
+# -- playing one chunk ---------------------------------------------------------------
+
+
+@dataclass
+class Records:
+    """Every game of a run, position by position (position 0 acts first).
+
+    ``agent[g, p]`` is the agent at position ``p`` of game ``g``; ``value`` its chips
+    (poker) or total score (scorecard); ``win`` its share of the win. Scorecard games
+    also keep ``rows`` (each row's final score) and ``bonus`` (the upper bonus).
+    """
+
+    agent: np.ndarray
+    value: np.ndarray
+    win: np.ndarray
+    rows: np.ndarray | None = None
+    bonus: np.ndarray | None = None
+
+    @staticmethod
+    def concat(parts: Sequence[Records]) -> Records:
+        def cat(name):
+            arrays = [getattr(p, name) for p in parts]
+            return None if arrays[0] is None else np.concatenate(arrays)
+
+        return Records(*(cat(n) for n in ("agent", "value", "win", "rows", "bonus")))
+
+
+def _chunk_seeds(seed: int, chunk: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
+    agents_ss, dice_ss = np.random.SeedSequence(seed, spawn_key=(chunk,)).spawn(2)
+    return agents_ss, dice_ss
+
+
+def play_chunk(
+    setup: ArenaSetup, agents: list[Agent], seed: int, chunk: int, first: int, n_games: int
+) -> Records:
+    """Chunk ``chunk`` of a run with this seed: games ``first`` .. ``first + n_games - 1``."""
+    agents_ss, dice_ss = _chunk_seeds(seed, chunk)
+    for agent, s in zip(agents, agents_ss.generate_state(len(agents), np.uint64), strict=True):
+        agent.seed(int(s))
+    rng = np.random.default_rng(dice_ss)
+    orders = setup.orders()
+    picked = [orders[(first + i) % len(orders)] for i in range(n_games)]
+    play = {
+        "dice_poker": _play_dice_poker,
+        "dice_poker6": _play_dice_poker,
+        "card_poker": _play_card_poker,
+        "yahtzee": _play_scorecard,
+        "yahtzee_classic": _play_scorecard,
+    }[setup.game]
+    return play(setup, agents, rng, picked)
+
+
+def _empty(n_games: int, n_pos: int) -> Records:
+    return Records(
+        agent=np.zeros((n_games, n_pos), dtype=np.int8),
+        value=np.zeros((n_games, n_pos)),
+        win=np.zeros((n_games, n_pos)),
+    )
+
+
+def _play_dice_poker(setup, agents, rng, orders) -> Records:
+    from envs.dice_poker import observe
+    from envs.rules.dice_poker import DicePokerGame, DicePokerRules
+
+    rules = DicePokerRules(n_dice=6 if setup.game == "dice_poker6" else 5, **setup.rule_options)
+    entries = setup.entries
+    n = setup.players
+    out = _empty(len(orders), n)
+    seats = list(range(n))  # seat = position: seat 0 rolls first
+    for g, order in enumerate(orders):
+        game = DicePokerGame(seats, rng, rules)
         while not game.done:
             seat = game.current_player
-            game.step(agents[seat].act(observe(game, seat), game.action_mask()))
-        for pos, a in enumerate(order):
-            s = stats.setdefault((a, pos), SeatStats())
-            s.games += 1
-            s.wins += game.winner == a
-            s.chips.append(game.payoffs()[a])
-    return DicePokerResult(names, stats)
+            game.step(agents[order[seat]].act(observe(game, seat), game.action_mask()))
+        pay = game.payoffs()
+        for p in seats:
+            out.agent[g, p] = entries[order[p]]
+            out.value[g, p] = pay[p]
+            out.win[g, p] = game.winner == p
+    return out
+
+
+def _play_card_poker(setup, agents, rng, orders) -> Records:
+    from envs.card_poker import observe
+    from envs.rules.card_poker import CardPokerGame, CardPokerRules
+
+    rules = CardPokerRules(**setup.rule_options)
+    entries = setup.entries
+    n = setup.players
+    out = _empty(len(orders), n)
+    for g, order in enumerate(orders):
+        game = CardPokerGame(n, rng, rules)  # seat = position: seat 0 draws and bids first
+        while not game.done:
+            seat = game.current_player
+            game.step(agents[order[seat]].act(observe(game, seat), game.action_mask()))
+        pay = game.payoffs()
+        winners = game.showdown.winners
+        for p in range(n):
+            out.agent[g, p] = entries[order[p]]
+            out.value[g, p] = pay[p]
+            out.win[g, p] = 1 / len(winners) if p in winners else 0.0
+    return out
+
+
+def _play_scorecard(setup, agents, rng, orders) -> Records:
+    from envs.rules.scorecard import ScorecardGame
+    from envs.yahtzee import observe
+
+    rule_set = _rule_set(setup.game)
+    options = setup.rule_options
+    entries = setup.entries
+    n = setup.n_positions
+    out = _empty(len(orders), n)
+    n_rows = len(ScorecardGame(np.random.default_rng(0), rule_set, **options).rules.rows)
+    out.rows = np.zeros((len(orders), n, n_rows), dtype=np.int16)
+    out.bonus = np.zeros((len(orders), n), dtype=np.int16)
+    for g, order in enumerate(orders):
+        dice_seed = int(rng.integers(2**63))
+        for p in range(n):
+            agent = agents[order[p]]
+            game = ScorecardGame(np.random.default_rng(dice_seed), rule_set, **options)
+            while not game.done:
+                game.step(agent.act(observe(game), game.action_mask()))
+            out.agent[g, p] = entries[order[p]]
+            out.value[g, p] = game.card.total
+            out.rows[g, p] = game.card.scores
+            out.bonus[g, p] = game.card.bonus
+        best = out.value[g].max()
+        top = out.value[g] == best
+        out.win[g] = top / top.sum()
+    return out
+
+
+# -- running chunks in worker processes ------------------------------------------------
+
+_WORKER: tuple[ArenaSetup, list[Agent]] | None = None
+
+
+def _init_worker(setup: ArenaSetup) -> None:
+    global _WORKER
+    # Under fork the parent's agents (solver tables included) are inherited as they are.
+    if _WORKER is None or _WORKER[0] != setup:
+        _WORKER = (setup, build_agents(setup))
+
+
+def _worker_chunk(seed: int, chunk: int, first: int, n_games: int) -> tuple[int, Records]:
+    assert _WORKER is not None
+    setup, agents = _WORKER
+    return chunk, play_chunk(setup, agents, seed, chunk, first, n_games)
+
+
+def default_workers() -> int:
+    return min(2, os.cpu_count() or 1)
+
+
+def run_arena(
+    game: str,
+    specs: Sequence[str | Agent],
+    n_games: int,
+    players: int | None = None,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = True,
+    agents: list[Agent] | None = None,
+    chunk_games: int = CHUNK_GAMES,
+    **rules,
+) -> ArenaResult:
+    """Play ``n_games`` games of ``game`` among the agents; see the module docstring.
+
+    ``agents`` (from :func:`build_agents`) saves building them again. ``chunk_games``
+    is part of what a seed means (each chunk has its own seed); keep the default to
+    compare runs.
+    """
+    global _WORKER
+    from tqdm import tqdm
+
+    setup = make_setup(game, specs, players, **rules)
+    if not isinstance(n_games, int) or n_games < 1:
+        raise ValueError(f"n_games must be a whole number >= 1, got {n_games!r}")
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
+    if agents is None:
+        agents = build_agents(setup)
+    if not isinstance(chunk_games, int) or chunk_games < 1:
+        raise ValueError(f"chunk_games must be a whole number >= 1, got {chunk_games!r}")
+    chunks = [
+        (c, c * chunk_games, min(chunk_games, n_games - c * chunk_games))
+        for c in range(math.ceil(n_games / chunk_games))
+    ]
+    parts: dict[int, Records] = {}
+    bar = tqdm(total=n_games, unit="game", desc=game, disable=not progress)
+    if workers == 1 or len(chunks) == 1:
+        for c, first, n in chunks:
+            parts[c] = play_chunk(setup, agents, seed, c, first, n)
+            bar.update(n)
+    else:
+        _WORKER = (setup, agents)
+        with ProcessPoolExecutor(
+            max_workers=min(workers, len(chunks)), initializer=_init_worker, initargs=(setup,)
+        ) as pool:
+            futures = [pool.submit(_worker_chunk, seed, *chunk) for chunk in chunks]
+            for future in as_completed(futures):
+                c, records = future.result()
+                parts[c] = records
+                bar.update(len(records.value))
+    bar.close()
+    records = Records.concat([parts[c] for c, _, _ in chunks])
+    return ArenaResult(setup, n_games, seed, records, chunk_games)
+
+
+# -- results ---------------------------------------------------------------------------
+
+HEAD_TO_HEAD_MEANING = (
+    "fraction of games in which the row agent's result ({what}) was higher than the "
+    "column agent's, ties counting half"
+)
+
+
+@dataclass
+class ArenaResult:
+    """A run's games and every figure drawn from them."""
+
+    setup: ArenaSetup
+    n_games: int
+    seed: int
+    records: Records
+    chunk_games: int = CHUNK_GAMES
+    _ratings: list[dict] | None = field(default=None, repr=False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.setup.names
+
+    @property
+    def n_agents(self) -> int:
+        return len(self.setup.specs)
+
+    def _onehot(self) -> np.ndarray:
+        return self.records.agent[:, :, None] == np.arange(self.n_agents)
+
+    def _per_agent(self, x: np.ndarray) -> np.ndarray:
+        """(games, positions) -> (games, agents): the mean over each agent's seats."""
+        m = self._onehot()
+        return (x[:, :, None] * m).sum(1) / m.sum(1)
+
+    def agent_values(self) -> np.ndarray:
+        """Each game's result per agent: chips (poker) or total score (scorecard)."""
+        return self._per_agent(self.records.value)
+
+    def agent_settlements(self) -> np.ndarray:
+        """Scorecard games at a table: total minus the table's mean total."""
+        v = self.records.value
+        return self._per_agent(v - v.mean(axis=1, keepdims=True))
+
+    def agent_wins(self) -> np.ndarray:
+        return self._per_agent(self.records.win)
+
+    def head_to_head(self) -> dict:
+        """``rate[a][b]``: how often agent a's result beat agent b's (ties half), with CI."""
+        v = self.agent_values()
+        ahead = (v[:, :, None] > v[:, None, :]) + 0.5 * (v[:, :, None] == v[:, None, :])
+        n = len(v)
+        rate = ahead.mean(axis=0)
+        ci = [
+            [wilson_interval(float(rate[a, b]) * n, n) for b in range(len(rate))]
+            for a in range(len(rate))
+        ]
+        for a in range(len(rate)):
+            rate[a, a] = np.nan
+            ci[a][a] = (float("nan"), float("nan"))
+        what = "total score on the same dice" if self.setup.scorecard else "chips won"
+        return {
+            "meaning": HEAD_TO_HEAD_MEANING.format(what=what),
+            "agents": list(self.names),
+            "rate": rate.tolist(),
+            "ci95": ci,
+        }
+
+    def ratings(self) -> list[dict]:
+        """openskill Plackett-Luce ratings from every game's ranking, in game order."""
+        if self._ratings is None:
+            self._ratings = _rate(self.names, self.agent_values())
+        return self._ratings
+
+    def summary(self) -> list[dict]:
+        """One dict per agent: every figure with its 95% interval."""
+        v = self.agent_values()
+        w = self.agent_wins()
+        n = len(v)
+        ratings = self.ratings()
+        rec = self.records
+        out = []
+        for a, name in enumerate(self.names):
+            wins = float(w[:, a].sum())
+            lo, hi = wilson_interval(wins, n)
+            row: dict = {
+                "agent": name,
+                "spec": self.setup.specs[a] if isinstance(self.setup.specs[a], str) else name,
+                "games": n,
+                "seats_per_game": self.setup.entries.count(a),
+                "win_rate": wins / n,
+                "win_rate_ci95": [lo, hi],
+            }
+            mean, lo, hi = mean_interval(v[:, a])
+            if self.setup.scorecard:
+                held = rec.agent == a
+                seat_values = rec.value[held]  # sd, min and max of single games, not means
+                row.update(
+                    mean_score=mean,
+                    mean_score_ci95=[lo, hi],
+                    sd=float(seat_values.std(ddof=1)) if seat_values.size > 1 else float("nan"),
+                    min=float(seat_values.min()),
+                    max=float(rec.value[held].max()),
+                    bonus_rate=float((rec.bonus[held] > 0).mean()),
+                )
+                if not self.setup.solo:
+                    s_mean, s_lo, s_hi = mean_interval(self.agent_settlements()[:, a])
+                    row.update(settlement=s_mean, settlement_ci95=[s_lo, s_hi])
+            else:
+                row.update(chips_per_game=mean, chips_per_game_ci95=[lo, hi])
+                by_pos = []
+                for p in range(self.setup.n_positions):
+                    held = rec.agent[:, p] == a
+                    k = int(held.sum())
+                    pw = float(rec.win[held, p].sum())
+                    by_pos.append(
+                        {
+                            "position": p + 1,
+                            "games": k,
+                            "win_rate": pw / k if k else float("nan"),
+                            "win_rate_ci95": list(wilson_interval(pw, k)),
+                            "chips_per_game": float(rec.value[held, p].mean()) if k else 0.0,
+                        }
+                    )
+                row["by_position"] = by_pos
+            if ratings:
+                row.update(ratings[a])
+            out.append(row)
+        return out
+
+    def to_json(self) -> dict:
+        s = self.setup
+        return {
+            "game": s.game,
+            "agents": list(self.names),
+            "players": s.players,
+            "games": self.n_games,
+            "seed": self.seed,
+            "rules": s.rule_options,
+            "chunk_games": self.chunk_games,
+            "seating": "specs fill the seats cyclically; every circular order, rotated",
+            "intervals": "95%: Wilson for rates, mean ± 1.96 standard errors for means",
+            "rating": "openskill PlackettLuce, game by game; ordinal = mu - 3 sigma",
+            "summary": self.summary(),
+            "head_to_head": self.head_to_head(),
+        }
+
+    def csv_rows(self) -> list[dict]:
+        """The summary flattened for a CSV file (one row per agent)."""
+        rows = []
+        for row in self.summary():
+            flat = {}
+            for k, v in row.items():
+                if k == "by_position":
+                    for pos in v:
+                        flat[f"pos{pos['position']}_win_rate"] = pos["win_rate"]
+                        flat[f"pos{pos['position']}_chips_per_game"] = pos["chips_per_game"]
+                elif isinstance(v, list):
+                    flat[f"{k}_lo"], flat[f"{k}_hi"] = v
+                else:
+                    flat[k] = v
+            rows.append(flat)
+        return rows
+
+    def markdown(self) -> str:
+        """The summary and head-to-head tables in markdown."""
+        s = self.setup
+        summary = self.summary()
+        rated = bool(self.ratings())
+        if s.scorecard:
+            head = ["agent", "mean score (95% CI)", "sd", "min", "max"]
+            if not s.solo:
+                head.append("settlement (95% CI)")
+            head.append("best score (95% CI)" if s.solo else "win rate (95% CI)")
+        else:
+            head = ["agent", "win rate (95% CI)"]
+            head += [f"pos {p + 1}" for p in range(s.n_positions)]
+            head.append("chips/game (95% CI)")
+        if rated:
+            head.append("rating μ ± σ (ordinal)")
+        lines = [_md_row(head), "|" + "---|" * len(head)]
+        for row in summary:
+            cells = [row["agent"]]
+            if s.scorecard:
+                cells += [
+                    _ci(row["mean_score"], row["mean_score_ci95"], "{:.2f}"),
+                    f"{row['sd']:.1f}",
+                    f"{row['min']:.0f}",
+                    f"{row['max']:.0f}",
+                ]
+                if not s.solo:
+                    cells.append(_ci(row["settlement"], row["settlement_ci95"], "{:+.2f}"))
+                cells.append(_ci(row["win_rate"], row["win_rate_ci95"], "{:.3f}"))
+            else:
+                cells.append(_ci(row["win_rate"], row["win_rate_ci95"], "{:.3f}"))
+                cells += [f"{p['win_rate']:.3f}" for p in row["by_position"]]
+                cells.append(_ci(row["chips_per_game"], row["chips_per_game_ci95"], "{:+.3f}"))
+            if rated:
+                cells.append(f"{row['mu']:.2f} ± {row['sigma']:.2f} ({row['ordinal']:.2f})")
+            lines.append(_md_row(cells))
+        if s.solo:
+            lines.append(
+                "\n'best score': share of games in which the agent's total was the highest "
+                "on the same dice (ties shared)."
+            )
+        if self.n_agents > 1:
+            h2h = self.head_to_head()
+            lines += ["", f"Head to head: {h2h['meaning']}.", ""]
+            lines.append(_md_row(["", *self.names]))
+            lines.append("|" + "---|" * (self.n_agents + 1))
+            for a, name in enumerate(self.names):
+                cells = [name]
+                for b in range(self.n_agents):
+                    lo, hi = h2h["ci95"][a][b]
+                    r = h2h["rate"][a][b]
+                    cells.append("-" if a == b else f"{r:.3f} ({lo:.3f}-{hi:.3f})")
+                lines.append(_md_row(cells))
+        return "\n".join(lines)
+
+    def chart(self, path: str | os.PathLike) -> None:
+        """PNG: win rate by position (poker) or score distributions (scorecard)."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        s = self.setup
+        fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+        if s.scorecard:
+            rec = self.records
+            values = [rec.value[rec.agent == a] for a in range(self.n_agents)]
+            lo = min(v.min() for v in values)
+            hi = max(v.max() for v in values)
+            bins = np.linspace(lo, hi + 1, 60)
+            for name, v in zip(self.names, values, strict=True):
+                line = ax.hist(v, bins=bins, histtype="step", linewidth=1.5, label=name)
+                ax.axvline(v.mean(), linestyle="--", linewidth=1, color=line[2][0].get_edgecolor())
+            ax.set_xlabel("total score (dashed: mean)")
+            ax.set_ylabel("games")
+            ax.set_title(f"{s.game}: score distribution, {self.n_games} games, seed {self.seed}")
+        else:
+            width = 0.8 / self.n_agents
+            xs = np.arange(s.n_positions)
+            for a, row in enumerate(self.summary()):
+                rates = [p["win_rate"] for p in row["by_position"]]
+                err = np.array(
+                    [
+                        [
+                            p["win_rate"] - p["win_rate_ci95"][0],
+                            p["win_rate_ci95"][1] - p["win_rate"],
+                        ]
+                        for p in row["by_position"]
+                    ]
+                ).T
+                ax.bar(
+                    xs + (a - (self.n_agents - 1) / 2) * width,
+                    rates,
+                    width,
+                    yerr=err,
+                    capsize=2,
+                    label=row["agent"],
+                )
+            ax.axhline(1 / s.players, color="grey", linestyle=":", linewidth=1)
+            ax.set_xticks(xs, [f"position {p + 1}" for p in xs])
+            ax.set_ylabel("win rate (95% CI); dotted: 1/players")
+            ax.set_title(
+                f"{s.game}, {s.players} players: win rate by position, {self.n_games} games"
+            )
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(path)
+        plt.close(fig)
+
+
+def _rate(names: Sequence[str], values: np.ndarray) -> list[dict]:
+    if len(names) < 2:
+        return []
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=n) for n in names]
+    # rank = how many agents did strictly better (0 = best); equal results share a rank
+    ranks = (values[:, None, :] > values[:, :, None]).sum(axis=2)
+    for r in ranks.tolist():
+        ratings = [t[0] for t in model.rate([[x] for x in ratings], ranks=r)]
+    return [{"mu": x.mu, "sigma": x.sigma, "ordinal": x.ordinal()} for x in ratings]
+
+
+def _ci(value: float, ci: Sequence[float], fmt: str) -> str:
+    lo, hi = ci
+    return f"{fmt.format(value)} ({fmt.format(lo)} to {fmt.format(hi)})"
+
+
+def _md_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+__all__ = [
+    "CHUNK_GAMES",
+    "POKER_GAMES",
+    "SCORECARD_GAMES",
+    "ArenaResult",
+    "ArenaSetup",
+    "Records",
+    "build_agents",
+    "default_workers",
+    "make_setup",
+    "mean_interval",
+    "play_chunk",
+    "run_arena",
+    "seat_orders",
+    "wilson_interval",
+]

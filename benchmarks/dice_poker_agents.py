@@ -1,6 +1,9 @@
 """Dice-poker agents against each other: win rate by position, chips per game.
 
     python benchmarks/dice_poker_agents.py --agents heuristic random random --games 6000
+
+A shortcut for ``train/benchmark.py --game dice_poker`` (the arena in
+:mod:`agents.arena`), printing only the table.
 """
 
 from __future__ import annotations
@@ -8,7 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from agents.arena import play_dice_poker
+from agents.arena import run_arena
 
 
 def main() -> None:
@@ -19,9 +22,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     start = time.perf_counter()
-    result = play_dice_poker(args.agents, args.games, n_dice=args.dice, seed=args.seed)
+    game = "dice_poker" if args.dice == 5 else "dice_poker6"
+    result = run_arena(game, args.agents, args.games, seed=args.seed)
     print(f"\n{args.dice} dice, {args.games} games, seats rotated, seed {args.seed}")
-    print(result.table())
+    print(result.markdown())
     print(f"({time.perf_counter() - start:.1f} s)")
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents import Agent, make_agent
-from agents.arena import play_dice_poker, wilson_interval
+from agents.arena import run_arena, wilson_interval
 from envs.dice_poker import observe
 from envs.rules.dice_poker import DicePokerGame, DicePokerRules
 
@@ -81,14 +81,13 @@ def test_heuristic_chases_when_behind(scripted):
 
 @pytest.mark.parametrize("n_dice", [5, 6])
 def test_heuristic_beats_random_clearly(n_dice):
-    result = play_dice_poker(["heuristic", "random", "random"], 1200, n_dice=n_dice, progress=False)
-    heur = result.total(0)
-    low, _ = wilson_interval(heur.wins, heur.games)
-    assert low > 0.6  # a fair share would be 1/3
-    for pos in range(3):
-        s = result.by_position[(0, pos)]
-        assert s.games == 400 and s.wins / s.games > 0.5
-    assert sum(sum(result.total(a).chips) for a in range(3)) == 0
+    game = "dice_poker" if n_dice == 5 else "dice_poker6"
+    result = run_arena(game, ["heuristic", "random", "random"], 1200, progress=False)
+    heur = result.summary()[0]
+    assert heur["win_rate_ci95"][0] > 0.6  # a fair share would be 1/3
+    for pos in heur["by_position"]:
+        assert pos["games"] == 400 and pos["win_rate"] > 0.5
+    assert (result.records.value.sum(axis=1) == 0).all()
 
 
 def test_wilson_interval_covers_the_rate():

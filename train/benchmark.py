@@ -1,0 +1,175 @@
+"""Benchmark agents against each other at any game: seats rotated, 95% intervals, ratings.
+
+    python train/benchmark.py --game dice_poker --agents random heuristic optimal --games 6000
+    python train/benchmark.py --game card_poker --agents random careful bluffer --players 4
+    python train/benchmark.py --game yahtzee --agents random heuristic optimal ppo:runs/x/model.zip
+    python train/benchmark.py --game yahtzee_classic --agents heuristic optimal --option joker=free
+
+Any agent spec of ``agents.make_agent`` takes any seat (``ppo:PATH`` loads a trained
+model). ``--players`` seats are filled by the specs in turn (seat k gets spec
+k mod the number of specs), so there must be at least as many seats as specs; seats
+are rotated so every agent plays every position equally. Poker games report win rate,
+chips per game and a head-to-head matrix; the scorecard games report mean scores
+(every agent on the same dice; with ``--players`` > 1 also the settlement, total minus
+the table mean). Every figure has a 95% confidence interval, and every agent an
+openskill rating from the same games. The same ``--seed`` gives the same result for
+any ``--workers``; see :mod:`agents.arena` for the details.
+
+Writes a markdown table to stdout and ``results.csv``, ``results.json`` and
+``chart.png`` to ``--out`` (default ``benchmarks/results/{game}__{seed}/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+from agents import AGENTS, GAMES
+from agents.arena import ArenaResult, build_agents, default_workers, make_setup, run_arena
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    """``key=value`` -> (key, value) with ints, True/False and None recognised."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise ValueError(f"a rule option is key=value, got {text!r}")
+    special = {"True": True, "False": False, "None": None}
+    if value in special:
+        return key, special[value]
+    try:
+        return key, int(value)
+    except ValueError:
+        return key, value
+
+
+def check_spec(spec: str, game: str) -> None:
+    """Fail fast, before any solver is built, on a spec that cannot play ``game``."""
+    if spec.startswith("ppo:"):
+        path = Path(spec[4:])
+        if not path.is_file():
+            raise ValueError(f"agent {spec!r}: no model file at {str(path)!r}")
+        return
+    if spec not in AGENTS:
+        names = ", ".join(sorted(AGENTS))
+        raise ValueError(f"unknown agent {spec!r}; choose one of {names} or ppo:PATH")
+    by_game = AGENTS[spec]
+    if game not in by_game and "*" not in by_game:
+        raise ValueError(
+            f"agent {spec!r} does not exist for game {game!r}; it plays {', '.join(by_game)}"
+        )
+
+
+def _finite(x):
+    """JSON has no NaN: write null instead."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_finite(v) for v in x]
+    return x
+
+
+def write_outputs(result: ArenaResult, out: Path, chart: bool = True) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "results.json", out / "results.csv"]
+    paths[0].write_text(json.dumps(_finite(result.to_json()), indent=1) + "\n")
+    rows = result.csv_rows()
+    with paths[1].open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    if chart:
+        paths.append(out / "chart.png")
+        result.chart(paths[-1])
+    return paths
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="benchmark.py",
+        description="Agents against agents at any game: seats rotated, 95%% intervals, ratings.",
+    )
+    parser.add_argument("--game", required=True, choices=GAMES)
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        required=True,
+        metavar="SPEC",
+        help=f"agent specs: {', '.join(sorted(AGENTS))} or ppo:PATH/model.zip",
+    )
+    parser.add_argument("--games", type=int, default=2000, help="games (deals) to play")
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="seats at the table, filled by the specs in turn (default: one per agent, "
+        "at least 2; scorecard games: 1 = every agent plays alone on the same dice)",
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--workers", type=int, default=default_workers(), help="processes (default %(default)s)"
+    )
+    parser.add_argument("--out", type=Path, default=None, help="output folder")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rule option of the game, e.g. joker=free or deck=54 (repeatable)",
+    )
+    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-chart", action="store_true")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> ArenaResult:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, got {args.games}")
+    if args.workers < 1:
+        parser.error(f"--workers must be at least 1, got {args.workers}")
+    try:
+        rules = dict(parse_option(o) for o in args.option)
+        for spec in args.agents:
+            check_spec(spec, args.game)
+        setup = make_setup(args.game, args.agents, args.players, **rules)
+        agents = build_agents(setup)
+    except (ValueError, TypeError, FileNotFoundError) as err:
+        parser.error(str(err))
+    start = time.perf_counter()
+    result = run_arena(
+        args.game,
+        args.agents,
+        args.games,
+        players=setup.players,
+        seed=args.seed,
+        workers=args.workers,
+        progress=not args.no_progress,
+        agents=agents,
+        **rules,
+    )
+    elapsed = time.perf_counter() - start
+    mode = "alone on the same dice" if setup.solo else f"{setup.players} players, seats rotated"
+    options = ", ".join(f"{k}={v}" for k, v in rules.items()) or "default rules"
+    print(f"{args.game}: {args.games} games, {mode}, {options}, seed {args.seed}\n")
+    print(result.markdown())
+    out = args.out or ROOT / "benchmarks" / "results" / f"{args.game}__{args.seed}"
+    paths = write_outputs(result, out, chart=not args.no_chart)
+    print(
+        f"\n({elapsed:.0f} s, {args.workers} workers; wrote {', '.join(map(str, paths))})",
+        file=sys.stderr,
+    )
+    return result
+
+
+if __name__ == "__main__":
+    main()
