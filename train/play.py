@@ -29,6 +29,7 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TextIO
 
 import numpy as np
@@ -56,6 +57,14 @@ GAME_TITLES = {
 }
 SCORECARD_RULES = {"yahtzee": "russian", "yahtzee_classic": "classic"}
 DEFAULT_PLAYERS = {"dice_poker": 3, "dice_poker6": 3, "card_poker": 3}
+# the rule options that change the exact dice poker player (the ante does not)
+DICE_VARIANT = (
+    "lock_kept_dice",
+    "full_house_tiebreak",
+    "two_pairs_tiebreak",
+    "six_dice_low_hands",
+    "pyramid",
+)
 QUIT_WORDS = ("quit", "exit", "q")
 HELP_WORDS = ("help", "h", "?")
 COMMON_HELP = (
@@ -919,49 +928,65 @@ def dice_poker_action_values(observation: np.ndarray, rules: DicePokerRules) -> 
     The exact solution of ``agents.optimal.dice_poker`` gives the worth of every final
     hand to the player to act (its chance to win when everyone after plays optimally);
     one step of its turn recursion then values standing and every re-roll. The best of
-    these is the optimal player's value; a play-off counts as the play-off's chance.
+    these is the optimal player's value; a tie counts at the play-off's chance.
     """
-    from agents.optimal.dice_poker import hand_keys, solve_game, turn_shape
+    from agents.optimal.dice_poker import hand_keys, turn_shape
     from envs.dice_poker import decode_observation
 
     n = rules.n_dice
     f = decode_observation(observation, n)
-    variant = {
-        k: getattr(rules, k)
-        for k in (
-            "lock_kept_dice",
-            "full_house_tiebreak",
-            "two_pairs_tiebreak",
-            "six_dice_low_hands",
-            "pyramid",
-        )
-    }
-    sol = solve_game(int(f["round_players"]), n, **variant)
-    hk, shape = hand_keys(sol.rules), turn_shape(n, rules.lock_kept_dice)
+    variant = tuple((k, getattr(rules, k)) for k in DICE_VARIANT)
+    hk, shape = (
+        hand_keys(DicePokerRules(n_dice=n, **dict(variant))),
+        turn_shape(n, rules.lock_kept_dice),
+    )
     best = hk.index_of_vector(f["best"])
     count = int(f["best_count"]) if best is not None else 0
-    utility = sol.utility(int(f["position"]), best, count)
-    keep_and_roll = hk.t3k @ utility  # keep a sub-multiset, roll the others once, stop
-    if int(f["rolls_used"]) == 1:
-        # a re-roll now is followed by the best choice after roll 2
-        after2, _ = shape.choice2.best(keep_and_roll)
-        if shape.lock:
-            kept_value = np.bincount(
-                shape.state2_k, shape.state2_p * after2, minlength=len(shape.subs)
-            )
-        else:
-            kept_value = shape.t3 @ after2
-    else:
-        kept_value = keep_and_roll
-    dice = [int(d) for d in f["dice"]]
-    mask = np.zeros(rules.n_actions, dtype=bool)
+    utility, kept_value = _dice_poker_worth(
+        n,
+        variant,
+        int(f["round_players"]),
+        int(f["position"]),
+        best,
+        count,
+        int(f["rolls_used"]) == 1,
+    )
+    dice = tuple(int(d) for d in f["dice"])
     frozen = sum(1 << i for i, z in enumerate(f["frozen"]) if z)
-    mask[[a for a in range(rules.n_actions) if a & frozen == 0]] = True
-    values = {0: float(utility[hk.key_of_final[shape.final_id[tuple(dice)]]])}
-    for a in np.flatnonzero(mask)[1:].tolist():
-        kept = tuple(d for i, d in enumerate(dice) if not a >> i & 1)
-        values[a] = float(kept_value[shape.sub_id[kept]])
+    values = {0: float(utility[hk.key_of_final[shape.final_id[dice]]])}
+    for a in range(1, rules.n_actions):
+        if a & frozen == 0:
+            kept = tuple(d for i, d in enumerate(dice) if not a >> i & 1)
+            values[a] = float(kept_value[shape.sub_id[kept]])
     return values
+
+
+@lru_cache(maxsize=1024)
+def _dice_poker_worth(
+    n_dice: int,
+    variant: tuple,
+    round_players: int,
+    position: int,
+    best: int | None,
+    count: int,
+    first_roll: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(worth of each final hand strength, worth of keeping each sub-multiset and re-rolling)."""
+    from agents.optimal.dice_poker import hand_keys, solve_game, turn_shape
+
+    sol = solve_game(round_players, n_dice, **dict(variant))
+    hk, shape = hand_keys(sol.rules), turn_shape(n_dice, sol.rules.lock_kept_dice)
+    utility = sol.utility(position, best, count)
+    keep_and_roll = hk.t3k @ utility  # keep a sub-multiset, roll the others once, stop
+    if not first_roll:
+        return utility, keep_and_roll
+    # a re-roll after the first roll is followed by the best choice after the second
+    after2, _ = shape.choice2.best(keep_and_roll)
+    if shape.lock:
+        kept = np.bincount(shape.state2_k, shape.state2_p * after2, minlength=len(shape.subs))
+    else:
+        kept = shape.t3 @ after2
+    return utility, kept
 
 
 def scorecard_action_values(game: ScorecardGame, solution) -> dict[int, float]:
@@ -1055,7 +1080,7 @@ class DicePokerCoach(Coach):
         from agents.optimal.dice_poker import DicePokerOptimal
 
         self.rules = rules
-        self.optimal = DicePokerOptimal(game, **{k: getattr(rules, k) for k in _DICE_VARIANT})
+        self.optimal = DicePokerOptimal(game, **{k: getattr(rules, k) for k in DICE_VARIANT})
 
     def fmt(self, value: float) -> str:
         return percent(value)
@@ -1074,15 +1099,6 @@ class DicePokerCoach(Coach):
             "coach: after each move, the optimal move and each move's chance to win the pot "
             "(everyone after you playing optimally)."
         )
-
-
-_DICE_VARIANT = (
-    "lock_kept_dice",
-    "full_house_tiebreak",
-    "two_pairs_tiebreak",
-    "six_dice_low_hands",
-    "pyramid",
-)
 
 
 class ScorecardCoach(Coach):

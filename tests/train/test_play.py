@@ -1,0 +1,486 @@
+"""train/play.py: typed moves, illegal input, whole games from scripted input, and the coach."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.optimal.dice_poker import DicePokerOptimal, solve_game, win_probabilities
+from envs.dice_poker import observe
+from envs.rules.dice import multiset_probability, multisets
+from envs.rules.dice_poker import DicePokerGame, DicePokerRules
+from envs.rules.scorecard import N_REROLL_ACTIONS, ScorecardGame, make_rules
+from train.play import (
+    CardPokerTable,
+    DicePokerTable,
+    MoveError,
+    ScorecardTable,
+    SetupError,
+    build_table,
+    dice_poker_action_values,
+    main,
+    parse_rules,
+    parse_value,
+    scorecard_action_values,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+ROWS = {"yahtzee": make_rules("russian").rows, "yahtzee_classic": make_rules("classic").rows}
+
+
+def lines_of(script):
+    """An input function that returns the script's lines, then EOFError."""
+    it = iter(script)
+
+    def read() -> str:
+        try:
+            return next(it)
+        except StopIteration:
+            raise EOFError from None
+
+    return read
+
+
+def play(argv, script):
+    out = io.StringIO()
+    code = main(argv, lines_of(script), out, echo=True)
+    return code, out.getvalue()
+
+
+def script_for(game, n=400):
+    """Moves that always finish a game whatever the dice: each prompt consumes lines until
+    one is legal (stand; the rows in order; keep, then reveal)."""
+    if game.startswith("dice_poker"):
+        return ["stand"] * n
+    if game in ROWS:
+        return [f"fill {r}" for r in ROWS[game]] * 20
+    return ["keep", "reveal", "pass"] * n
+
+
+class FixedRolls:
+    """A Generator stand-in for ScorecardGame: each roll of n dice comes from a script."""
+
+    def __init__(self, *rolls):
+        self.rolls = list(rolls)
+
+    def integers(self, high):
+        dice = self.rolls.pop(0)
+        assert 6 ** len(dice) == high, "scripted roll of the wrong size"
+        return sum((d - 1) * 6 ** (len(dice) - 1 - i) for i, d in enumerate(dice))
+
+
+# -- option parsing --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("2", 2),
+        ("-1", -1),
+        ("0.5", 0.5),
+        ("true", True),
+        ("False", False),
+        ("none", None),
+        ("sum", "sum"),
+        ("6S", "6S"),
+    ],
+)
+def test_parse_value(text, value):
+    assert parse_value(text) == value and type(parse_value(text)) is type(value)
+
+
+def test_parse_rules():
+    assert parse_rules(["ante=2", "lock_kept_dice=false"]) == {"ante": 2, "lock_kept_dice": False}
+    with pytest.raises(SetupError, match="KEY=VALUE"):
+        parse_rules(["ante"])
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--game", "dice_poker", "--rule", "antee=2"], "antee"),
+        (["--game", "dice_poker", "--rule", "ante=-1"], "ante must be"),
+        (["--game", "card_poker", "--rule", "deck=40"], "deck must be 36 or 54"),
+        (["--game", "yahtzee", "--rule", "joker=free"], "joker"),
+        (["--game", "dice_poker", "--opponents", "nobody"], "unknown agent 'nobody'"),
+        (["--game", "card_poker", "--opponents", "optimal"], "does not exist for game"),
+        (["--game", "dice_poker", "--opponents", "none"], "takes 2-6 players"),
+        (["--game", "dice_poker", "--opponents", "random,random", "--players", "4"], "needs 3"),
+        (["--game", "yahtzee", "--players", "7"], "1-6"),
+        (["--game", "dice_poker", "--seat", "3"], "--seat must be 0..2"),
+        (["--game", "dice_poker", "--games", "0"], "at least 1"),
+        (["--game", "dice_poker", "--rule", "n_dice=6"], "comes with --game"),
+    ],
+)
+def test_bad_options_exit_2_with_the_reason(argv, message):
+    code, text = play([*argv, "--seed", "0"], [])
+    assert code == 2
+    assert text.startswith("play.py: error:") and message in text and "Traceback" not in text
+
+
+# -- typed moves -------------------------------------------------------------------------------
+
+
+def dice_table(scripted, faces):
+    agents = {1: make_agent("random", "dice_poker")}
+    # seats roll one die each for the first player: 6 then 1, so you (seat 0) start
+    return DicePokerTable("dice_poker", DicePokerRules(), 0, agents, scripted([6, 1, *faces]))
+
+
+@pytest.mark.parametrize(
+    "move, action",
+    [
+        ("stand", 0),
+        ("hold 5 5", 0b10011),
+        ("keep 55", 0b10011),
+        ("h 5,5", 0b10011),
+        ("reroll 2 3 6", 0b10011),
+        ("r 236", 0b10011),
+        ("reroll all", 0b11111),
+        ("hold 2 3 5 5 6", 0),
+        ("hold", 0b11111),
+        ("reroll 5", 0b00100),
+    ],
+)
+def test_dice_poker_moves(scripted, move, action):
+    t = dice_table(scripted, [2, 5, 3, 5, 6])
+    assert t.match.game.dice == (2, 3, 5, 5, 6)
+    assert t.parse(move.split()) == action
+
+
+@pytest.mark.parametrize(
+    "move, message",
+    [
+        ("hold 4", "no 4 among your dice"),
+        ("reroll 5 5 5", "only 2 x 5"),
+        ("reroll", "name the dice"),
+        ("stand 3", "takes nothing"),
+        ("hold 7", "faces 1-6"),
+        ("jump", "unknown move"),
+    ],
+)
+def test_dice_poker_bad_moves(scripted, move, message):
+    t = dice_table(scripted, [2, 5, 3, 5, 6])
+    with pytest.raises(MoveError, match=message):
+        t.parse(move.split())
+
+
+@pytest.mark.parametrize(
+    "move, action",
+    [
+        ("stand", 0),
+        ("hold 4", 0b00011),
+        ("reroll 1 1 4", 0b00111),
+        ("reroll 1", 0b00001),
+        ("hold 5 5", 0b00111),
+        ("hold 1 5 5", 0b00110),
+    ],
+)
+def test_dice_poker_moves_with_frozen_dice(scripted, move, action):
+    t = dice_table(scripted, [2, 5, 3, 5, 6, 1, 1, 4])
+    lines = t.step(t.parse(["hold", "5", "5"]))
+    assert lines == ["You re-roll 2 3 6 -> 1 1 4 5 5"]
+    g = t.match.game
+    assert g.dice == (1, 1, 4, 5, 5) and g.frozen == (False, False, False, True, True)
+    assert t.parse(move.split()) == action
+    with pytest.raises(MoveError, match="no 5 among your free dice"):
+        t.parse(["reroll", "5"])
+
+
+def scorecard_table(game, *rolls, opponents=0):
+    agents = {s: make_agent("random", game) for s in range(1, opponents + 1)}
+    rules = make_rules("russian" if game == "yahtzee" else "classic")
+    return ScorecardTable(game, rules, 0, agents, FixedRolls(*rolls))
+
+
+@pytest.mark.parametrize(
+    "move, action",
+    [
+        ("keep 6 6 6", 0b00011),
+        ("k 666", 0b00011),
+        ("reroll 1 2", 0b00011),
+        ("reroll all", 0b11111),
+        ("keep", 0b11111),
+        ("fill sixes", N_REROLL_ACTIONS + 5),
+        ("sixes", N_REROLL_ACTIONS + 5),
+        ("six", N_REROLL_ACTIONS + 5),
+        ("f ones", N_REROLL_ACTIONS + 0),
+    ],
+)
+def test_scorecard_moves(move, action):
+    t = scorecard_table("yahtzee", (6, 2, 6, 1, 6))
+    assert t.now.dice == (1, 2, 6, 6, 6)
+    assert t.parse(move.split()) == action
+
+
+@pytest.mark.parametrize(
+    "move, message",
+    [
+        ("keep 1 2 6 6 6", "re-rolls nothing"),
+        ("keep 3", "no 3 among your dice"),
+        ("fill pair", "stage-2 row; fill the stage-1 rows"),
+        ("fill t", "could be twos, threes, two_pairs"),
+        ("fill jackpot", "no row is called 'jackpot'"),
+        ("fill", "name the row"),
+    ],
+)
+def test_scorecard_bad_moves(move, message):
+    t = scorecard_table("yahtzee", (6, 2, 6, 1, 6))
+    with pytest.raises(MoveError, match=message):
+        t.parse(move.split())
+
+
+def test_scorecard_rows_already_filled_and_no_rerolls_left():
+    t = scorecard_table("yahtzee_classic", (6, 2, 6, 1, 6), (1, 1, 1, 1, 1), (2,), (2, 2, 3, 3, 4))
+    assert t.step(t.parse(["fill", "sixes"])) == [
+        "You fill sixes with 1 2 6 6 6: +18 (total 18)   (rolls 12666)"
+    ]
+    with pytest.raises(MoveError, match="sixes is already filled"):
+        t.parse(["fill", "sixes"])
+    assert t.step(t.parse(["reroll", "1"])) == ["You re-roll 1 -> 1 1 1 1 2"]
+    assert t.step(t.parse(["reroll", "all"])) == ["You re-roll 1 1 1 1 2 -> 2 2 3 3 4"]
+    with pytest.raises(MoveError, match="no re-rolls left"):
+        t.parse(["keep", "2"])
+
+
+def test_classic_forced_joker_is_explained():
+    t = scorecard_table("yahtzee_classic", (5, 5, 5, 5, 5), (5, 5, 5, 5, 5))
+    t.step(t.parse(["fill", "yahtzee"]))
+    assert t.now.dice == (5, 5, 5, 5, 5) and t.now.legal_rows() == ("fives",)
+    with pytest.raises(MoveError, match="joker must go in fives"):
+        t.parse(["fill", "chance"])
+
+
+def card_table(seed=0):
+    agents = {1: make_agent("random", "card_poker"), 2: make_agent("random", "card_poker")}
+    from envs.rules.card_poker import CardPokerRules
+
+    return CardPokerTable("card_poker", CardPokerRules(), 0, agents, np.random.default_rng(seed))
+
+
+def test_card_poker_moves():
+    t = card_table()
+    g = t.match.game
+    labels = [g.deck.label(c) for c in g.hands[0]]
+    outside = next(g.deck.label(c) for c in range(36) if c not in g.hands[0])
+    assert t.parse(["discard", "1", "4"]) == 0b01001
+    assert t.parse(["discard", "14"]) == 0b01001
+    assert t.parse(["discard", labels[1].lower()]) == 0b00010
+    assert t.parse(["keep"]) == 0
+    for move, message in [
+        ("discard 6", "numbered 1-5"),
+        ("discard 2 2", "named twice"),
+        (f"discard {outside}", "not in your hand"),
+        ("discard zz", "cannot read card"),
+        ("bid 3", "it is the exchange now"),
+        ("reveal", "it is the exchange now"),
+    ]:
+        with pytest.raises(MoveError, match=message):
+            t.parse(move.lower().split())
+    t.step(0)
+    while t.current_seat != 0:  # the random players exchange
+        t.step(t.agents[t.current_seat].act(t.observation(t.current_seat), t.mask()))
+    if t.match.game.phase.name == "BET":
+        assert t.parse(["pass"]) == 32 and t.parse(["fold"]) == 32
+        with pytest.raises(MoveError, match="the exchange is over"):
+            t.parse(["discard", "1"])
+        with pytest.raises(MoveError, match="not 99"):
+            t.parse(["bid", "99"])
+        with pytest.raises(MoveError, match="say how much"):
+            t.parse(["bid"])
+
+
+# -- whole games from scripted input ------------------------------------------------------------
+
+
+def chips(text, label):
+    """The numbers after each player on the summary line that starts with ``label``."""
+    line = next(x for x in text.splitlines() if x.startswith(label))
+    return [int(v) for v in re.findall(r" ([+-]\d+)", line.split(":", 1)[1])]
+
+
+@pytest.mark.parametrize(
+    "game, extra",
+    [
+        ("dice_poker", ["--games", "3"]),
+        ("dice_poker6", ["--opponents", "optimal,random"]),
+        ("card_poker", ["--games", "3", "--players", "4", "--seat", "2"]),
+        ("yahtzee", ["--opponents", "none"]),
+        ("yahtzee_classic", ["--opponents", "random", "--seat", "1"]),
+    ],
+)
+def test_whole_game_from_scripted_input(game, extra):
+    bad = ["", "   ", "xyzzy", "help", "moves", "show"]
+    code, text = play(["--game", game, "--seed", "5", *extra], bad + script_for(game))
+    assert code == 0 and "Traceback" not in text
+    assert "End of input" not in text, "the script ran out before the game ended"
+    assert text.count("\n! ") >= 1  # "xyzzy" was answered, then play went on
+    assert "commands" in text and "Moves:" in text
+    if game.startswith("dice_poker"):
+        assert sum(chips(text, "Final chips")) == 0
+    elif game == "card_poker":
+        assert sum(chips(text, "After ")) == 0
+    else:
+        fills = [int(x) for x in re.findall(r"^You fill \S+ with [\d ]+: ([+-]\d+)", text, re.M)]
+        assert len(fills) == len(ROWS[game])
+        assert "You fill" in text and f"(total {sum(fills)})" in text.split("game 1 over")[0]
+
+
+def test_same_seed_same_transcript():
+    a = play(["--game", "dice_poker", "--seed", "11", "--games", "2"], script_for("dice_poker"))
+    b = play(["--game", "dice_poker", "--seed", "11", "--games", "2"], script_for("dice_poker"))
+    c = play(["--game", "dice_poker", "--seed", "12", "--games", "2"], script_for("dice_poker"))
+    assert a == b and a[1] != c[1]
+
+
+@pytest.mark.parametrize(
+    "script, message",
+    [(["show"], "End of input: leaving the game."), (["moves", "quit"], "You left the game.")],
+)
+def test_eof_and_quit_leave_cleanly(script, message):
+    code, text = play(["--game", "yahtzee", "--opponents", "none", "--seed", "1"], script)
+    assert code == 0 and text.rstrip().endswith(message)
+
+
+def test_subprocess_with_stdin_script():
+    """The real program, moves piped on stdin."""
+    script = "\n".join(["hold 9", "reroll", *script_for("yahtzee")]) + "\n"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "train/play.py",
+            "--game",
+            "yahtzee",
+            "--opponents",
+            "none",
+            "--seed",
+            "3",
+        ],
+        input=script,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert run.returncode == 0 and run.stderr == ""
+    out = run.stdout
+    assert "! dice are named by their faces 1-6, got '9'" in out
+    assert "! name the dice to re-roll" in out
+    assert "> hold 9" in out  # piped moves are echoed into the transcript
+    assert "== game 1 over ==" in out and "Average total over 1 game: you" in out
+    bad = subprocess.run(
+        [sys.executable, "train/play.py", "--game", "card_poker", "--rule", "max_bid=0"],
+        input="",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert bad.returncode == 2 and "max_bid must be" in bad.stderr and bad.stdout == ""
+
+
+# -- the coach -------------------------------------------------------------------------------
+
+
+def test_dice_poker_coach_matches_a_brute_force_count(scripted):
+    """Last to roll, second roll: every move's win chance by enumerating the re-rolls."""
+    rules = DicePokerRules()
+    # seat 0 stands on three 3s (9); seat 1 rolls 3 3 4 5 6, re-rolls 4 5 6 -> 1 2 3
+    g = DicePokerGame([0, 1], scripted([3, 3, 3, 1, 2, 3, 3, 4, 5, 6, 1, 2, 3]), rules)
+    g.step(0)
+    g.step(0b11100)
+    assert g.dice == (1, 2, 3, 3, 3) and g.frozen == (False, False, False, True, True)
+    values = dice_poker_action_values(observe(g, 1), rules)
+    best = rules.rank((3, 3, 3, 1, 2))
+    playoff = win_probabilities(2)[1]  # a tie replays the game, seat 1 second
+    assert set(values) == set(range(8))
+    for action, value in values.items():
+        kept = [d for i, d in enumerate(g.dice) if not action >> i & 1]
+        n = 5 - len(kept)
+        count = 0.0
+        for new in itertools.product(range(1, 7), repeat=n):
+            hand = rules.rank(kept + list(new))
+            count += (hand > best) + (hand == best) * playoff
+        assert value == pytest.approx(count / 6**n, abs=1e-12)
+
+
+@pytest.mark.parametrize("n_dice, n_players", [(5, 3), (6, 2)])
+def test_dice_poker_coach_best_is_the_optimal_player(scripted, n_dice, n_players):
+    """Over every first roll, the best move's chance averages to the solved seat value, and
+    the optimal agent's move is a best one."""
+    rules = DicePokerRules(n_dice=n_dice)
+    agent = DicePokerOptimal("dice_poker" if n_dice == 5 else "dice_poker6")
+    expected = 0.0
+    for dice in multisets(n_dice):
+        g = DicePokerGame(list(range(n_players)), scripted(list(dice)), rules)
+        obs = observe(g, 0)
+        values = dice_poker_action_values(obs, rules)
+        top = max(values.values())
+        assert values[agent.act(obs, g.action_mask())] == pytest.approx(top, abs=1e-12)
+        assert all(0.0 <= v <= 1.0 + 1e-12 for v in values.values())
+        expected += multiset_probability(dice) * top
+    assert expected == pytest.approx(solve_game(n_players, n_dice).win[0], abs=1e-12)
+
+
+def test_dice_poker_coach_in_play():
+    code, text = play(
+        ["--game", "dice_poker", "--seed", "4", "--games", "2", "--coach"],
+        ["hold 6", "reroll all"] + script_for("dice_poker"),
+    )
+    assert code == 0
+    judged = re.findall(r"^coach: optimal (was .* )?\(win chance \d+\.\d%\)", text, re.M)
+    decisions = len(re.findall(r"^> (hold|reroll|stand)", text, re.M)) - text.count("\n! ")
+    assert len(judged) == decisions > 0
+    assert re.search(r"^coach: \d+ decisions, \d+ optimal; total cost", text, re.M)
+
+
+@pytest.fixture
+def russian_solution(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICEPOKER_GYM_CACHE", str(tmp_path))
+    from agents.optimal.yahtzee import solve
+
+    return solve("russian", cache=False)
+
+
+def test_scorecard_coach_averages_to_the_solved_score(russian_solution):
+    """The best action over every first roll of a fresh card averages to the solver's
+    expected score; after a re-roll and a few fills, the best is the optimal agent's."""
+    sol = russian_solution
+    expected = 0.0
+    for dice in multisets(5):
+        values = scorecard_action_values(ScorecardGame(FixedRolls(dice), "russian"), sol)
+        expected += multiset_probability(dice) * max(values.values())
+    assert expected == pytest.approx(sol.expected_score, abs=1e-9)
+
+    from agents.optimal.yahtzee import YahtzeeOptimal
+    from envs.yahtzee import observe as observe_card
+
+    agent = YahtzeeOptimal("yahtzee")
+    g = ScorecardGame(np.random.default_rng(0), "russian")
+    for _ in range(40):  # about ten turns of optimal play, checked at every decision
+        values = scorecard_action_values(g, sol)
+        assert set(values) == set(g.legal_actions())
+        action = agent.act(observe_card(g), g.action_mask())
+        assert values[action] == pytest.approx(max(values.values()), abs=1e-9)
+        g.step(action)
+
+
+def test_card_poker_coach_says_there_is_none():
+    code, text = play(["--game", "card_poker", "--seed", "1", "--coach"], script_for("card_poker"))
+    assert code == 0
+    assert text.count("no exact player") == 1 and "coach: optimal" not in text
+
+
+def test_build_table_seats_and_labels():
+    t = build_table("yahtzee_classic", "heuristic,random", None, 2, seed=0)
+    assert t.n_players == 3 and t.labels == {0: "heuristic-0", 1: "random-1", 2: "you"}
+    t = build_table("dice_poker", "optimal", 5, 0, seed=0)
+    assert [a.name for a in t.agents.values()] == ["optimal"] * 4
