@@ -7,21 +7,18 @@ Every table is played for ``--deals`` independent deals (fresh stacks of
 ``stack`` chips each deal); the agents' seats are rotated through every seat
 order, so each agent plays each position equally often (when ``--deals`` is a
 multiple of the number of orders). The interval is mean ± 1.96 standard errors
-of the agent's net chips per deal.
+of the agent's net chips per deal. The deals are played by the arena
+(:mod:`agents.arena`; ``train/benchmark.py --game card_poker`` gives the full report).
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import time
 
 import numpy as np
-from tqdm import tqdm
 
-from agents import make_agent
-from envs.card_poker import observe
-from envs.rules.card_poker import CardPokerGame, CardPokerRules
+from agents.arena import default_workers, run_arena
 
 DEFAULT_TABLES = [
     "careful,bluffer,random",
@@ -32,26 +29,21 @@ DEFAULT_TABLES = [
 
 
 def play_table(
-    names: list[str], deals: int, seed: int = 0, progress: bool = True, **rules
+    names: list[str], deals: int, seed: int = 0, progress: bool = True, workers: int = 1, **rules
 ) -> dict[str, np.ndarray]:
     """Net chips of every deal for each agent (by name; names must differ)."""
-    r = CardPokerRules(**rules)
-    agents = [make_agent(n, "card_poker", **rules) for n in names]
-    rng = np.random.default_rng(seed)
-    for agent in agents:
-        agent.seed(int(rng.integers(2**63)))
-    orders = list(itertools.permutations(range(len(agents))))
-    chips = {n: np.zeros(deals) for n in names}
-    for d in tqdm(range(deals), desc=" v ".join(names), disable=not progress):
-        order = orders[d % len(orders)]  # order[seat] = agent index
-        game = CardPokerGame(len(agents), rng, r)
-        while not game.done:
-            seat = game.current_player
-            obs = observe(game, seat)
-            game.step(agents[order[seat]].act(obs, game.action_mask()))
-        for seat, gain in game.payoffs().items():
-            chips[names[order[seat]]][d] = gain
-    return chips
+    result = run_arena(
+        "card_poker",
+        names,
+        deals,
+        players=len(names),
+        seed=seed,
+        workers=workers,
+        progress=progress,
+        **rules,
+    )
+    chips = result.agent_values()
+    return {name: chips[:, a] for a, name in enumerate(names)}
 
 
 def ci95(x: np.ndarray) -> tuple[float, float]:
@@ -64,13 +56,14 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=20000)
     parser.add_argument("--deck", type=int, choices=(36, 54), default=36)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=default_workers())
     args = parser.parse_args()
     print(f"{args.deck} cards, {args.deals} deals per table, seats rotated, seed {args.seed}")
     rows = ["| table | agent | chips per deal (95% CI) |", "|---|---|---|"]
     start = time.perf_counter()
     for table in args.tables:
         names = table.split(",")
-        chips = play_table(names, args.deals, seed=args.seed, deck=args.deck)
+        chips = play_table(names, args.deals, seed=args.seed, workers=args.workers, deck=args.deck)
         for name in names:
             mean, half = ci95(chips[name])
             rows.append(f"| {' v '.join(names)} | {name} | {mean:+.3f} ± {half:.3f} |")

@@ -4,9 +4,10 @@
     python benchmarks/yahtzee_agents.py --agents heuristic --rules classic --option joker=free
     python benchmarks/yahtzee_agents.py --calibrate --games 20000   # mean score of every row
 
-Each game is one episode of ``Yahtzee-v0`` / ``YahtzeeClassic-v0`` (the env's
-observation and mask); game ``i`` uses env seed ``seed + i`` for every agent, so
-agents face the same first rolls.
+The games are played by the arena (:mod:`agents.arena`, which
+``train/benchmark.py --game yahtzee`` reports in full) from the env's observation
+and mask; game ``i`` rolls the same dice stream for every agent (common random
+numbers), so agents face the same first rolls.
 """
 
 from __future__ import annotations
@@ -14,14 +15,11 @@ from __future__ import annotations
 import argparse
 import time
 
-import gymnasium as gym
 import numpy as np
-from tqdm import tqdm
 
-import envs  # noqa: F401  (registers the ids)
-from agents import make_agent
+from agents.arena import default_workers, run_arena
+from envs.rules.scorecard import rows_of
 
-ENV_IDS = {"russian": "Yahtzee-v0", "classic": "YahtzeeClassic-v0"}
 GAME_NAMES = {"russian": "yahtzee", "classic": "yahtzee_classic"}
 
 
@@ -31,23 +29,29 @@ def parse_option(text: str) -> tuple[str, object]:
     return key, parsed
 
 
-def play(agent_spec: str, rules: str, games: int, seed: int, options: dict, progress: bool):
-    """Final totals, per-row scores and bonuses of ``games`` games."""
-    env = gym.make(ENV_IDS[rules], **options)
-    agent = make_agent(agent_spec, game=GAME_NAMES[rules], **options)
-    agent.seed(seed)
-    totals = np.empty(games)
-    rows = []
-    bonus = np.empty(games)
-    for i in tqdm(range(games), desc=f"{agent_spec} {rules}", disable=not progress):
-        obs, info = env.reset(seed=seed + i)
-        done = False
-        while not done:
-            obs, _, done, _, info = env.step(agent.act(obs, info["action_mask"]))
-        totals[i] = info["total"]
-        rows.append(list(info["card"].values()))
-        bonus[i] = info["bonus"] > 0
-    return totals, np.array(rows, dtype=float), list(info["card"]), bonus
+def play(
+    agent_spec: str,
+    rules: str,
+    games: int,
+    seed: int,
+    options: dict,
+    progress: bool,
+    workers: int = 1,
+):
+    """Final totals, per-row scores, row names and bonus flags of ``games`` games."""
+    result = run_arena(
+        GAME_NAMES[rules],
+        [agent_spec],
+        games,
+        players=1,
+        seed=seed,
+        workers=workers,
+        progress=progress,
+        **options,
+    )
+    rec = result.records
+    bonus = rec.bonus[:, 0] > 0
+    return rec.value[:, 0], rec.rows[:, 0].astype(float), list(rows_of(rules)), bonus
 
 
 def main() -> None:
@@ -63,6 +67,7 @@ def main() -> None:
         "--calibrate", action="store_true", help="also print every row's mean final score"
     )
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--workers", type=int, default=default_workers())
     args = parser.parse_args()
     options = dict(parse_option(o) for o in args.option)
     lines = [
@@ -73,7 +78,7 @@ def main() -> None:
         for spec in args.agents:
             start = time.perf_counter()
             totals, rows, names, bonus = play(
-                spec, rules, args.games, args.seed, options, not args.no_progress
+                spec, rules, args.games, args.seed, options, not args.no_progress, args.workers
             )
             n = len(totals)
             half = 1.96 * totals.std(ddof=1) / np.sqrt(n)
