@@ -54,10 +54,13 @@ def reachable_upper_sums() -> list[np.ndarray]:
 class ClassicTables:
     """Everything the stop values need, built once per rule set."""
 
-    def __init__(self, rules: ScorecardRules) -> None:
+    def __init__(
+        self, rules: ScorecardRules, joker: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> None:
         self.rules = rules
         self.scores = plain_scores(rules)
-        self.joker_legal, self.joker_score = classic_yahtzee_table(rules)
+        # the joker tables take a while to ask of the rules module; a cached solution has them
+        self.joker_legal, self.joker_score = joker or classic_yahtzee_table(rules)
         self.track_bonus = rules.yahtzee_bonus
         self.upper_sums = reachable_upper_sums()
 

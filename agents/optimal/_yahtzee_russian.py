@@ -179,7 +179,7 @@ def russian_moments(
             nxt = m[None, :] | (1 << row)
             aux.append((stop, gain**2 + 2 * gain * stage2[nxt] + sq2[nxt]))
         (stop, a), (stop_f, a_f) = aux
-        _, sq2[m] = turn_policy_values(stop, a, stop_f, a_f)
+        _, (sq2[m],) = turn_policy_values(stop, [a], stop_f, [a_f])
     sq1 = np.full_like(stage1, np.nan)
     pb = np.full_like(stage1, np.nan)
     full = (1 << N_UPPER) - 1
@@ -192,6 +192,5 @@ def russian_moments(
         stop, row, gain = stage1_stop(tab, stage1, f, t)
         nf, nt = f[None, :] | (1 << row), t[None, :] + gain + OFFSET
         a_sq = gain**2 + 2 * gain * stage1[nf, nt] + sq1[nf, nt]
-        _, sq1[f, t + OFFSET] = turn_policy_values(stop, a_sq)
-        _, pb[f, t + OFFSET] = turn_policy_values(stop, pb[nf, nt])
+        _, (sq1[f, t + OFFSET], pb[f, t + OFFSET]) = turn_policy_values(stop, [a_sq, pb[nf, nt]])
     return float(stage1[0, OFFSET]), float(sq1[0, OFFSET]), float(pb[0, OFFSET])

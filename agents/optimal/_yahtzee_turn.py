@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from functools import cache
 
 import numpy as np
 
@@ -158,8 +157,8 @@ def keep_values(stop: np.ndarray, rolls_left: int) -> np.ndarray:
         raise ValueError(f"rolls_left must be 1 or 2, got {rolls_left}")
     value = stop
     for _ in range(rolls_left - 1):
-        value = best_subkeep(TRANSITION @ value)
-    return TRANSITION @ value
+        value = best_subkeep(keep_expectations(value), overwrite=True)
+    return keep_expectations(value)
 
 
 def subkeeps(dice: Sequence[int]) -> list[int]:
@@ -172,52 +171,53 @@ def subkeeps(dice: Sequence[int]) -> list[int]:
     return sorted(KEEP_INDEX[s] for s in subs)
 
 
-@cache
-def _subkeep_pairs() -> tuple[np.ndarray, np.ndarray]:
-    """(roll, keep) pairs with keep inside roll: for brute-force checks and policy evaluation."""
-    rolls, keeps = [], []
-    for i, d in enumerate(DICE):
-        for k in subkeeps(d):
-            rolls.append(i)
-            keeps.append(k)
-    return np.array(rolls), np.array(keeps)
-
-
 def best_subkeep_index(expect: np.ndarray) -> np.ndarray:
-    """``(252, n)`` keep index attaining :func:`best_subkeep` (lowest index on ties)."""
-    rolls, keeps = _subkeep_pairs()  # sorted by roll, then keep
-    best = best_subkeep(expect)
-    # best_subkeep takes maxima of these very numbers, so equality is exact.
-    cand = np.where(expect[keeps] == best[rolls], keeps[:, None], N_KEEPS)
-    starts = np.flatnonzero(np.r_[True, rolls[1:] != rolls[:-1]])
-    return np.minimum.reduceat(cand, starts, axis=0)
+    """``(252, n)`` keep index attaining :func:`best_subkeep` (lowest index on ties).
+
+    The same running maximum down the keep lattice, carrying the argmax along.
+    """
+    best = expect.copy()
+    arg = np.broadcast_to(np.arange(N_KEEPS)[:, None], expect.shape).copy()
+    for n in range(1, N_DICE + 1):
+        lo = _SIZE_START[n]
+        for count, preds in _PREDS[n - 1]:
+            block, block_arg = best[lo : lo + count], arg[lo : lo + count]
+            cand, cand_arg = best[preds], arg[preds]
+            better = (cand > block) | ((cand == block) & (cand_arg < block_arg))
+            np.copyto(block, cand, where=better)
+            np.copyto(block_arg, cand_arg, where=better)
+    return arg[FULL_KEEP]
 
 
 def turn_policy_values(
     stop: np.ndarray,
-    stop_aux: np.ndarray,
+    stop_aux: list[np.ndarray],
     stop_first: np.ndarray | None = None,
-    stop_first_aux: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Start-of-turn value and an auxiliary expectation under the optimal policy.
+    stop_first_aux: list[np.ndarray] | None = None,
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Start-of-turn value and auxiliary expectations under the optimal policy.
 
-    ``stop_aux`` is the auxiliary quantity (a second moment, a bonus indicator,
-    ...) that stopping gives, for the stopping choice that attains ``stop``.
-    The choices are the agent's: after a roll with rolls left, stop when
-    stopping is worth at least every re-roll, else re-roll around the lowest
-    keep index among the best (keeping all five is never a re-roll: it is
-    worth no more than stopping or a smaller keep). Returns ``(value (n,), aux (n,))``.
+    Each of ``stop_aux`` is an auxiliary quantity (a second moment, a bonus
+    indicator, ...) that stopping gives, for the stopping choice that attains
+    ``stop``. The choices are the agent's: after a roll with rolls left, stop
+    when stopping is worth at least every re-roll, else re-roll around the
+    lowest keep index among the best (keeping all five is never a re-roll: it
+    is worth no more than stopping or a smaller keep). Returns
+    ``(value (n,), [aux (n,), ...])``.
     """
     if stop_first is None:
         stop_first, stop_first_aux = stop, stop_aux
-    value, aux = stop, stop_aux
+    value, aux = stop, list(stop_aux)
     cols = np.arange(stop.shape[1])
     for now, now_aux in ((stop, stop_aux), (stop_first, stop_first_aux)):
-        expect, expect_aux = keep_expectations(value), keep_expectations(aux)
+        expect = keep_expectations(value)
         expect[FULL_KEEP] = -np.inf
         arg = best_subkeep_index(expect)
         best = expect[arg, cols]
         stays = now >= best
         value = np.where(stays, now, best)
-        aux = np.where(stays, now_aux, expect_aux[arg, cols])
-    return FIRST_ROLL @ value, FIRST_ROLL @ aux
+        aux = [
+            np.where(stays, a_now, keep_expectations(a)[arg, cols])
+            for a, a_now in zip(aux, now_aux, strict=True)
+        ]
+    return FIRST_ROLL @ value, [FIRST_ROLL @ a for a in aux]

@@ -33,6 +33,7 @@ import numpy as np
 from agents.base import Agent
 from agents.optimal import _yahtzee_classic as classic
 from agents.optimal import _yahtzee_russian as russian
+from agents.optimal._yahtzee_tables import classic_yahtzee_table
 from agents.optimal._yahtzee_turn import (
     DICE,
     DICE_INDEX,
@@ -90,6 +91,7 @@ def _proper_subkeeps() -> tuple[np.ndarray, np.ndarray]:
 
 SUBKEEPS, REROLL_ACTIONS = _proper_subkeeps()
 _IS_YAHTZEE = np.array([len(set(d)) == 1 for d in DICE])
+_FACE = np.array([d[0] - 1 for d in DICE])  # of a Yahtzee: its face - 1
 
 
 # -- the two games' card states ---------------------------------------------------------
@@ -117,8 +119,8 @@ class _Model:
 
 
 class _ClassicModel(_Model):
-    def __init__(self, rules: ScorecardRules, values: np.ndarray) -> None:
-        self.tab = classic.ClassicTables(rules)
+    def __init__(self, rules: ScorecardRules, values: np.ndarray, joker=None) -> None:
+        self.tab = classic.ClassicTables(rules, joker)
         self.values = values
 
     def stop(self, states, first_roll):
@@ -137,7 +139,7 @@ class _ClassicModel(_Model):
         filled, upper, y = states
         tab = self.tab
         score = tab.scores[rows, dice_index]
-        face = np.array([d[0] for d in DICE])[dice_index] - 1
+        face = _FACE[dice_index]
         joker = _IS_YAHTZEE[dice_index] & (filled & classic.Y_BIT != 0)
         score = np.where(joker, tab.joker_score[filled, face, rows], score)
         is_upper = rows < 6
@@ -201,7 +203,8 @@ class Solution:
 
     ``expected_score``: the optimal expected final total from an empty card.
     ``arrays``: classic ``{"values": (8192, 64, 2)}`` indexed by (filled-row
-    mask, upper sum capped at 63, Yahtzee row holds 50); russian
+    mask, upper sum capped at 63, Yahtzee row holds 50), with the joker
+    tables of the rules module (``joker_legal``, ``joker_score``); russian
     ``{"stage1": (64, 106), "stage2": (2048,)}`` (see the solver modules).
     NaN marks states that cannot occur.
     """
@@ -216,7 +219,10 @@ class Solution:
     def model(self) -> _Model:
         if self._model is None:
             if self.rules.rules == "classic":
-                self._model = _ClassicModel(self.rules, self.arrays["values"])
+                joker = self.arrays.get("joker_legal"), self.arrays.get("joker_score")
+                self._model = _ClassicModel(
+                    self.rules, self.arrays["values"], None if joker[0] is None else joker
+                )
             else:
                 self._model = _RussianModel(
                     self.rules, self.arrays["stage1"], self.arrays["stage2"]
@@ -346,7 +352,8 @@ def solve(rules: str | ScorecardRules = "russian", cache: bool = True, **options
     start = time.perf_counter()
     if r.rules == "classic":
         values = classic.solve_classic(r)
-        arrays = {"values": values}
+        legal, score = classic_yahtzee_table(r)
+        arrays = {"values": values, "joker_legal": legal, "joker_score": score}
         expected = float(values[0, 0, 0])
     else:
         stage1, stage2 = russian.solve_russian(r)
@@ -395,8 +402,9 @@ def _classic_moments(solution: Solution) -> tuple[float, float, float]:
             dice = np.broadcast_to(rolls, shape).ravel()
             gain, nxt = model.apply(flat, rows.ravel(), dice, False)
             sq = gain**2 + 2 * gain * values[nxt] + second[nxt]
-            _, second[states] = turn_policy_values(stop, sq.reshape(shape))
-            _, bonus[states] = turn_policy_values(stop, bonus[nxt].reshape(shape))
+            _, (second[states], bonus[states]) = turn_policy_values(
+                stop, [sq.reshape(shape), bonus[nxt].reshape(shape)]
+            )
     return float(values[0, 0, 0]), float(second[0, 0, 0]), float(bonus[0, 0, 0])
 
 

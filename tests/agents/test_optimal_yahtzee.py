@@ -28,13 +28,15 @@ from agents.optimal import yahtzee as yz
 from envs.rules.dice import outcome_distribution
 from envs.rules.scorecard import Scorecard, legal_rows, make_rules
 
-# Published optimal expected scores of solitaire classic Yahtzee (README, "Optimal play").
+# Published optimal expected scores of solitaire classic Yahtzee (README, "Optimal play"),
+# with the tolerance their printed precision allows.
 PUBLISHED = [
-    # Verhoeff's Optimal Solitaire Yahtzee Player (1999) and Glenn (2006): free-choice joker
-    # with the Yahtzee bonus, 254.5896.
-    ({"joker": "free", "yahtzee_bonus": True}, 254.5896),
-    # No Yahtzee bonus and no joker: 245.870775.
-    ({"joker": "none", "yahtzee_bonus": False}, 245.870775),
+    # Verhoeff's Optimal Solitaire Yahtzee Player (1999), Glenn's CS-TR-0002 (2006): any open
+    # row, joker values once the matching upper row is filled (joker="free"), Yahtzee bonus.
+    ({"joker": "free", "yahtzee_bonus": True}, 254.5896, 1e-4),
+    # Verhoeff's Yahtzee talk: no Yahtzee bonus and no joker, 245.87 (printed to 2 decimals;
+    # independent solvers give 245.870775, which the solver also reproduces to 1e-6).
+    ({"joker": "none", "yahtzee_bonus": False}, 245.87, 5e-3),
 ]
 Z_999 = 3.2905  # two-sided 99.9% normal quantile: seeded games, but keep the bar honest
 
@@ -127,6 +129,18 @@ def test_best_subkeep_equals_subset_enumeration(seed):
         subsets = {tuple(sorted(d[j] for j in range(5) if m >> j & 1)) for m in range(32)}
         want = expect[[turn.KEEP_INDEX[s] for s in subsets]].max(axis=0)
         assert np.array_equal(best[i], want)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_best_keep_index_takes_the_lowest_of_tied_keeps(seed):
+    # small integers: many exact ties, which must go to the lowest keep index
+    expect = np.random.default_rng(seed).integers(0, 4, size=(462, 6)).astype(float)
+    arg = turn.best_subkeep_index(expect)
+    for i, d in enumerate(turn.DICE):
+        subs = turn.subkeeps(d)
+        for c in range(expect.shape[1]):
+            top = expect[subs, c].max()
+            assert arg[i, c] == min(k for k in subs if expect[k, c] == top)
 
 
 @pytest.mark.parametrize("seed,first", [(0, False), (1, True), (2, True)])
@@ -296,15 +310,15 @@ def test_russian_stage1_end_games_match_brute_force(open_rows, upper):
 # -- published values and simulation ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("options,published", PUBLISHED)
-def test_classic_reproduces_published_expected_score(options, published):
+@pytest.mark.parametrize("options,published,tolerance", PUBLISHED)
+def test_classic_reproduces_published_expected_score(options, published, tolerance):
     solution = yz.solve("classic", **options)
-    assert abs(solution.expected_score - published) < 1e-4
+    assert abs(solution.expected_score - published) < tolerance
 
 
 @pytest.fixture(scope="module")
 def russian_games(russian_solution) -> dict[str, np.ndarray]:
-    return yz.simulate(russian_solution, 10_000, seed=2)
+    return yz.simulate(russian_solution, 10_000, seed=2026)
 
 
 @pytest.mark.parametrize("options", [{"scratch": "only_if_nothing"}, {"scratch": "any"}])
@@ -332,7 +346,7 @@ def test_russian_statistics_agree_with_simulation(russian_solution, russian_game
 
 def test_classic_simulation_agrees_with_the_expected_score(free_solution):
     yz.simulate(free_solution, 200, seed=1, check_with_rules=True)  # raises on a difference
-    played = yz.simulate(free_solution, 10_000, seed=2)["total"]
+    played = yz.simulate(free_solution, 10_000, seed=2026)["total"]
     half_width = Z_999 * played.std(ddof=1) / math.sqrt(played.size)
     assert abs(played.mean() - free_solution.expected_score) < half_width
 
