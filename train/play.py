@@ -65,6 +65,7 @@ DICE_VARIANT = (
     "six_dice_low_hands",
     "pyramid",
 )
+NUMBERS = ("no", "one", "two", "three", "four", "five", "six")
 QUIT_WORDS = ("quit", "exit", "q")
 HELP_WORDS = ("help", "h", "?")
 COMMON_HELP = (
@@ -140,7 +141,8 @@ def take(pool: Sequence[int], faces: Sequence[int], what: str = "") -> list[int]
             among = f"among your {what + ' ' if what else ''}dice ({dice_text(pool)})"
             if have == 0:
                 raise MoveError(f"there is no {f} {among}")
-            raise MoveError(f"there {'is' if have == 1 else 'are'} only {have} x {f} {among}")
+            many = f"one {f}" if have == 1 else f"{NUMBERS[have]} {f}s"
+            raise MoveError(f"there {'is' if have == 1 else 'are'} only {many} {among}")
         out.append(left.pop(hit)[0])
     return out
 
@@ -194,7 +196,8 @@ class Table(ABC):
     def intro(self) -> list[str]: ...
 
     @abstractmethod
-    def view(self) -> str: ...
+    def view(self, full: bool = False) -> str:
+        """What the person sees before deciding; ``full`` also after the turn's first look."""
 
     @abstractmethod
     def moves(self) -> str:
@@ -291,14 +294,14 @@ class DicePokerTable(Table):
                 " dice re-rolled at the second."
             )
         if m.seating_rolls:
-            rolls = " | ".join(
+            rolls = "; tied highest roll again: ".join(
                 ", ".join(f"{self.labels[s]} {f}" for s, f in faces.items())
                 for faces in m.seating_rolls
             )
             lines.append(f"Rolling for the first player: {rolls} -> {self.labels[m.first]} starts.")
         return lines
 
-    def view(self) -> str:
+    def view(self, full: bool = False) -> str:
         m, g = self.match, self.match.game
         title = "main round" if g.playoff == 0 else f"play-off {g.playoff}"
         lines = [
@@ -429,8 +432,11 @@ class DicePokerTable(Table):
             )
             m = self.match
             if not m.done:
-                starter = self.labels[m.game.order[0]]
-                lines.append(f"\nGame {m.games_played + 1} of {m.n_games}: {starter} starts.")
+                first = m.game.order[0]
+                verb = "start" if first == self.human else "starts"
+                lines.append(
+                    f"\nGame {m.games_played + 1} of {m.n_games}: {self.labels[first]} {verb}."
+                )
         return lines
 
     def summary(self) -> list[str]:
@@ -544,29 +550,31 @@ class ScorecardTable(Table):
         lines.append(line("total", [c.total for c in cards]))
         return lines
 
-    def view(self) -> str:
+    def view(self, full: bool = False) -> str:
         g = self.now
-        turn = len(self.rules.rows) - g.card.turns_left + 1
-        game = f"game {self.games_played + 1}/{self.n_games} · " if self.n_games > 1 else ""
-        lines = [f"-- {game}turn {turn} of {len(self.rules.rows)} --"]
-        lines += self._board(g.fill_options())
         left = MAX_ROLLS - g.rolls_used
         note = f"{left} re-roll{'s' if left != 1 else ''} left" if left else "no re-rolls left"
         if self.rules.rules == "russian" and g.first_roll and g.card.stage == 2:
             note += "; stage-2 rows filled now score double"
-        lines.append(
-            f"Your dice: {dice_text(g.dice)}   (roll {g.rolls_used} of {MAX_ROLLS}: {note})"
-        )
+        dice = f"Your dice: {dice_text(g.dice)}   (roll {g.rolls_used} of {MAX_ROLLS}: {note})"
+        if not full and not g.first_roll:  # the card was drawn at this turn's first roll
+            options = " · ".join(f"{r} {v}" for r, v in g.fill_options().items())
+            return "\n".join([dice, f"Rows now: {options}", self.moves(rows=False)])
+        turn = len(self.rules.rows) - g.card.turns_left + 1
+        game = f"game {self.games_played + 1}/{self.n_games} · " if self.n_games > 1 else ""
+        lines = [f"-- {game}turn {turn} of {len(self.rules.rows)} --"]
+        lines += self._board(g.fill_options())
+        lines.append(dice)
         lines.append("'now' = what filling the row scores now (bonuses included).")
         lines.append(self.moves())
         return "\n".join(lines)
 
-    def moves(self) -> str:
+    def moves(self, rows: bool = True) -> str:
         g = self.now
-        rows = " ".join(g.legal_rows())
+        hint = f"(rows now: {' '.join(g.legal_rows())})" if rows else "('show' draws the card)"
         if g.rolls_used < MAX_ROLLS:
-            return f"Moves: keep <dice> | reroll <dice> | fill <row>   (rows now: {rows})"
-        return f"Moves: fill <row>   (rows now: {rows})"
+            return f"Moves: keep <dice> | reroll <dice> | fill <row>   {hint}"
+        return f"Moves: fill <row>   {hint}"
 
     def help(self) -> str:
         return (
@@ -734,7 +742,7 @@ class CardPokerTable(Table):
             " bid at least the last bid, or reveal (pay the last bid, everyone still in shows).",
         ]
 
-    def view(self) -> str:
+    def view(self, full: bool = False) -> str:
         m, g = self.match, self.match.game
         deal = f"deal {m.deals_played + 1}" + (f"/{m.max_deals}" if m.max_deals > 1 else "")
         lines = [
@@ -772,6 +780,13 @@ class CardPokerTable(Table):
         return "Moves: " + " | ".join(parts)
 
     def help(self) -> str:
+        from envs.rules.card_hands import hand_names
+
+        r = self.rules
+        names = hand_names(r.categories, r.swap_four_and_straight_flush)
+        names = ", ".join(n.replace("_", " ") for n in names)
+        if r.categories == "short":
+            names = names.replace("straight suit", "straight")
         return (
             "Card poker commands:\n"
             "  discard 1 4  exchange your 1st and 4th cards (or by name: 'discard 7H QS')\n"
@@ -779,8 +794,7 @@ class CardPokerTable(Table):
             "  bid 3        bid 3 chips (at least the last bid); each bid is paid into the pot\n"
             "  reveal       pay the last bid; everyone still in shows, the best hand wins\n"
             "  pass         fold: you are out of this deal (also: fold)\n"
-            "Hands, low to high: high card, pair, two pairs, three, full house, colour, suit,"
-            " straight, straight colour, straight suit, four, poker (four + joker).\n" + COMMON_HELP
+            f"Hands, low to high: {names} (poker = four + joker).\n" + COMMON_HELP
         )
 
     def parse(self, words: list[str]) -> int:
@@ -876,10 +890,11 @@ class CardPokerTable(Table):
                 fee = f", paying {e.paid}" if e.paid else ""
                 if you:
                     out = [g.deck.label(c) for i, c in enumerate(before) if e.action >> i & 1]
-                    lines.append(
-                        f"You exchange {' '.join(out) or 'nothing'}{fee} -> "
-                        f"{self._cards(g, seat)} = {self._hand(g, seat)}"
-                    )
+                    now = f"{self._cards(g, seat)} = {self._hand(g, seat)}"
+                    if out:
+                        lines.append(f"You exchange {' '.join(out)}{fee} -> {now}")
+                    else:
+                        lines.append(f"You keep your five cards: {now}")
                 else:
                     lines.append(f"{who} exchanges {k} card{'s' if k != 1 else ''}{fee}")
             elif e.action == PASS:
@@ -901,14 +916,25 @@ class CardPokerTable(Table):
                 lines.append(
                     f"  {self.labels[s]:<13} {self._cards(g, s)}   {hand.name.replace('_', ' ')}"
                 )
-        won = ", ".join(f"{self.labels[s]} {c}" for s, c in sd.won.items())
-        how = "" if sd.hands else " unseen: everyone else passed"
+        pot = sum(sd.won.values())
+        if len(sd.won) > 1:
+            won = ", ".join(f"{self.labels[s]} {c}" for s, c in sd.won.items())
+            lines.append(f"Equal best hands split the pot of {pot}: {won}.")
+        else:
+            (s,) = sd.won
+            verb = "take" if s == self.human else "takes"
+            how = "Everyone else passed: " if not sd.hands else ""
+            lines.append(
+                f"{how}{_subject(self, s) if not how else self.labels[s]} {verb} the pot of "
+                f"{pot}{' unseen' if how else ''}."
+            )
         lines.append(
-            f"Pot won{how}: {won}. Net chips: "
-            + ", ".join(f"{self.labels[s]} {c:+d}" for s, c in enumerate(m.net))
+            "Net chips: " + ", ".join(f"{self.labels[s]} {c:+d}" for s, c in enumerate(m.net))
         )
         if not m.done:
-            lines.append(f"\nDeal {m.deals_played + 1}: {self.labels[m.game.order[0]]} acts first.")
+            first = m.game.order[0]
+            verb = "act" if first == self.human else "acts"
+            lines.append(f"\nDeal {m.deals_played + 1}: {self.labels[first]} {verb} first.")
         return lines
 
     def summary(self) -> list[str]:
@@ -1104,6 +1130,9 @@ class DicePokerCoach(Coach):
 class ScorecardCoach(Coach):
     unit = "expected final score"
 
+    def fmt(self, value: float) -> str:
+        return f"{value:.2f}"
+
     def __init__(self, solution) -> None:
         super().__init__()
         self.solution = solution
@@ -1254,7 +1283,7 @@ def human_turn(table: Table, console: Console, coach: Coach | None) -> None:
             console.say(table.moves())
             continue
         if words[0] in ("show", "table", "board"):
-            console.say(table.view())
+            console.say(table.view(full=True))
             continue
         try:
             action = table.parse(words)

@@ -160,7 +160,7 @@ def test_dice_poker_moves(scripted, move, action):
     "move, message",
     [
         ("hold 4", "no 4 among your dice"),
-        ("reroll 5 5 5", "only 2 x 5"),
+        ("reroll 5 5 5", "only two 5s"),
         ("reroll", "name the dice"),
         ("stand 3", "takes nothing"),
         ("hold 7", "faces 1-6"),
