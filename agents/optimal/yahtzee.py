@@ -352,8 +352,12 @@ def solve(rules: str | ScorecardRules = "russian", cache: bool = True, **options
     start = time.perf_counter()
     if r.rules == "classic":
         values = classic.solve_classic(r)
-        legal, score = classic_yahtzee_table(r)
-        arrays = {"values": values, "joker_legal": legal, "joker_score": score}
+        legal, score = classic_yahtzee_table(r)  # small ints: int16 keeps the file small
+        arrays = {
+            "values": values,
+            "joker_legal": legal.astype(np.int16),
+            "joker_score": score.astype(np.int16),
+        }
         expected = float(values[0, 0, 0])
     else:
         stage1, stage2 = russian.solve_russian(r)
