@@ -536,7 +536,7 @@ class ScorecardTable(Table):
 
         def line(name: str, values: list, now: str = "") -> str:
             cells = "".join(f"{'' if v is None else v:>{width}}" for v in values)
-            return f"  {name:<16}{now:>5} {cells}"
+            return f"  {name:<16}{now:>5} {cells}".rstrip()
 
         for k, row in enumerate(self.rules.rows):
             if k == len(UPPER_ROWS):
@@ -559,19 +559,19 @@ class ScorecardTable(Table):
         dice = f"Your dice: {dice_text(g.dice)}   (roll {g.rolls_used} of {MAX_ROLLS}: {note})"
         if not full and not g.first_roll:  # the card was drawn at this turn's first roll
             options = " · ".join(f"{r} {v}" for r, v in g.fill_options().items())
-            return "\n".join([dice, f"Rows now: {options}", self.moves(rows=False)])
+            return "\n".join([dice, f"Rows now: {options}", self.moves("('show' draws the card)")])
         turn = len(self.rules.rows) - g.card.turns_left + 1
         game = f"game {self.games_played + 1}/{self.n_games} · " if self.n_games > 1 else ""
         lines = [f"-- {game}turn {turn} of {len(self.rules.rows)} --"]
         lines += self._board(g.fill_options())
         lines.append(dice)
-        lines.append("'now' = what filling the row scores now (bonuses included).")
-        lines.append(self.moves())
+        lines.append("'now': what filling the row scores now, bonuses included.")
+        lines.append(self.moves("(a row with a 'now' value can be filled)"))
         return "\n".join(lines)
 
-    def moves(self, rows: bool = True) -> str:
+    def moves(self, hint: str = "") -> str:
         g = self.now
-        hint = f"(rows now: {' '.join(g.legal_rows())})" if rows else "('show' draws the card)"
+        hint = hint or f"(rows now: {' '.join(g.legal_rows())})"
         if g.rolls_used < MAX_ROLLS:
             return f"Moves: keep <dice> | reroll <dice> | fill <row>   {hint}"
         return f"Moves: fill <row>   {hint}"
@@ -1068,6 +1068,9 @@ class Coach:
     def advise(self, table: Table) -> Advice | None:
         return None
 
+    def intro(self) -> str:
+        return "coach: card poker has no exact player, so there is no advice in it."
+
     def fmt(self, value: float) -> str:
         return f"{value:.1f}"
 
@@ -1210,8 +1213,12 @@ def build_table(
     seed: int = 0,
     games: int = 1,
     rules: dict | None = None,
+    say: Callable[..., None] | None = None,
 ) -> Table:
-    """The table of ``game`` with the person at ``seat``; SetupError explains bad options."""
+    """The table of ``game`` with the person at ``seat``; SetupError explains bad options.
+
+    ``say`` hears a note before a slow first solve of the optimal scorecard player.
+    """
     if game not in GAMES:
         raise SetupError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
     if games < 1:
@@ -1239,6 +1246,8 @@ def build_table(
             n_dice = 5 if game == "dice_poker" else 6
             rule_set = dice_poker_v0.raw_env(n_dice=n_dice, n_players=n, **rules).rules
         others = [s for s in range(n) if s != seat]
+        if game in SCORECARD_RULES and "optimal" in specs:
+            _solving_note(rule_set, game, say)
         agents = {s: make_agent(spec, game, **rules) for s, spec in zip(others, specs, strict=True)}
     except (TypeError, ValueError) as e:
         raise SetupError(str(e)) from None
@@ -1251,17 +1260,23 @@ def build_table(
     return cls(game, rule_set, seat, agents, rng, games)
 
 
+def _solving_note(rules: ScorecardRules, game: str, say: Callable[..., None] | None) -> None:
+    from agents.optimal.yahtzee import cache_path
+
+    if say is not None and not cache_path(rules).exists():
+        say(
+            f"Solving {GAME_TITLES[game]} exactly for the optimal player (the first time only; "
+            "the classic game takes about a minute)..."
+        )
+
+
 def build_coach(table: Table, say: Callable[..., None]) -> Coach:
     if isinstance(table, DicePokerTable):
         return DicePokerCoach(table.game, table.rules)
     if isinstance(table, ScorecardTable):
-        from agents.optimal.yahtzee import cache_path, solve
+        from agents.optimal.yahtzee import solve
 
-        if not cache_path(table.rules).exists():
-            say(
-                f"coach: solving {GAME_TITLES[table.game]} exactly (the first time only; the "
-                "classic game takes about a minute)..."
-            )
+        _solving_note(table.rules, table.game, say)
         return ScorecardCoach(solve(table.rules))
     return Coach()
 
@@ -1361,29 +1376,33 @@ def main(
     console = Console(input_fn, out, echo)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 10**6)
     try:
-        rules = parse_rules(args.rule)
-        table = build_table(
-            args.game, args.opponents, args.players, args.seat, seed, args.games, rules
-        )
-    except SetupError as e:
-        print(f"play.py: error: {e}", file=sys.stderr if out is sys.stdout else out)
-        return 2
-    console.say(*table.intro())
-    console.say(f'Seed {seed} (replay with --seed {seed}). Type "help" for the commands.')
-    try:
-        coach = None
-        if args.coach:
-            coach = build_coach(table, console.say)
-            if isinstance(coach, DicePokerCoach | ScorecardCoach):
-                console.say(coach.intro())
-            else:
-                console.say("coach: card poker has no exact player, so there is no advice in it.")
+        try:
+            rules = parse_rules(args.rule)
+            table = build_table(
+                args.game,
+                args.opponents,
+                args.players,
+                args.seat,
+                seed,
+                args.games,
+                rules,
+                say=console.say,
+            )
+        except SetupError as e:
+            print(f"play.py: error: {e}", file=sys.stderr if out is sys.stdout else out)
+            return 2
+        console.say(*table.intro())
+        console.say(f'Seed {seed} (replay with --seed {seed}). Type "help" for the commands.')
+        coach = build_coach(table, console.say) if args.coach else None
+        if coach is not None:
+            console.say(coach.intro())
+            if not isinstance(coach, DicePokerCoach | ScorecardCoach):
                 coach = None
         run(table, console, coach)
     except Quit as q:
         console.say(str(q))
     except KeyboardInterrupt:
-        console.say("", "interrupted: leaving the game.")
+        console.say("", "Interrupted: leaving the game.")
     return 0
 
 

@@ -473,6 +473,19 @@ def test_scorecard_coach_averages_to_the_solved_score(russian_solution):
         g.step(action)
 
 
+def test_scorecard_coach_in_play(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICEPOKER_GYM_CACHE", str(tmp_path))  # a first solve, announced
+    argv = ["--game", "yahtzee", "--opponents", "optimal", "--seed", "2", "--coach"]
+    code, text = play(argv, ["keep 6 6 6", "reroll 1"] + script_for("yahtzee"))
+    assert code == 0 and text.startswith("Solving Покер на костях")
+    judged = re.findall(r"^coach: optimal (was .* )?\(expected final score \d+\.\d\d\)", text, re.M)
+    decisions = len(re.findall(r"^> (keep|reroll|fill)", text, re.M)) - text.count("\n! ")
+    assert len(judged) == decisions >= 17
+    code, again = play(argv, ["keep 6 6 6", "reroll 1"] + script_for("yahtzee"))
+    drop = re.compile(r"^Solving .*\n", re.M)  # the note depends on the cache, not the game
+    assert drop.sub("", again) == drop.sub("", text)
+
+
 def test_card_poker_coach_says_there_is_none():
     code, text = play(["--game", "card_poker", "--seed", "1", "--coach"], script_for("card_poker"))
     assert code == 0
