@@ -45,9 +45,11 @@ import copy
 import itertools
 import math
 import os
+import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -91,8 +93,25 @@ def seat_orders(n: int) -> list[tuple[int, ...]]:
     return [tuple(b[(j + r) % n] for j in range(n)) for b in bases for r in range(n)]
 
 
+def display_name(spec: str | Agent) -> str:
+    """A short name for tables: ``ppo:runs/x/model.zip`` -> ``ppo:x``.
+
+    A checkpoint ``runs/x/checkpoints/step_5.zip`` becomes ``ppo:x@step_5``.
+    """
+    if not isinstance(spec, str):
+        return getattr(spec, "name", type(spec).__name__)
+    if not spec.startswith("ppo:"):
+        return spec
+    path = Path(spec[4:])
+    if path.parent.name == "checkpoints":
+        return f"ppo:{path.parent.parent.name}@{path.stem}"
+    if path.stem == "model" and path.parent.name:
+        return f"ppo:{path.parent.name}"
+    return f"ppo:{path.stem}"
+
+
 def _parse_specs(specs: Sequence[str | Agent]) -> tuple[str, ...]:
-    names = [s if isinstance(s, str) else getattr(s, "name", type(s).__name__) for s in specs]
+    names = [display_name(s) for s in specs]
     # Repeated specs are separate agents (own rows, own ratings): number the repeats.
     seen: dict[str, int] = {}
     out = []
@@ -188,13 +207,14 @@ def _check_observation_shapes(setup: ArenaSetup, agents: list[Agent]) -> None:
     # A trained model fixes its observation size (card poker's grows with the seats);
     # say so before any game is played rather than from inside a worker.
     shape = _observation(setup).shape
+    seats = "played alone" if setup.solo else f"with {setup.players} players"
     for a, agent in zip(setup.entries, agents, strict=True):
         space = getattr(getattr(agent, "model", None), "observation_space", None)
         if space is not None and tuple(space.shape) != shape:
             raise ValueError(
                 f"agent {setup.names[a]!r} was trained on observations of shape "
-                f"{tuple(space.shape)}, but {setup.game} with {setup.players} players "
-                f"gives {shape}: a different game, variant or number of players?"
+                f"{tuple(space.shape)}, but {setup.game} {seats} gives {shape}: "
+                "a different game, variant or number of players?"
             )
 
 
@@ -362,6 +382,8 @@ _WORKER: tuple[ArenaSetup, list[Agent]] | None = None
 
 def _init_worker(setup: ArenaSetup) -> None:
     global _WORKER
+    if "torch" in sys.modules:  # trained models: one thread per worker process is fastest
+        sys.modules["torch"].set_num_threads(1)
     # Under fork the parent's agents (solver tables included) are inherited as they are.
     if _WORKER is None or _WORKER[0] != setup:
         _WORKER = (setup, build_agents(setup))
@@ -737,6 +759,7 @@ __all__ = [
     "ArenaSetup",
     "Records",
     "build_agents",
+    "display_name",
     "default_workers",
     "make_setup",
     "mean_interval",

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from agents.arena import (
+    display_name,
     make_setup,
     mean_interval,
     run_arena,
@@ -60,6 +61,20 @@ def test_default_players_and_cyclic_seats(game, specs, players, default):
     assert setup.players == default
     if not setup.solo:
         assert setup.entries == [k % len(specs) for k in range(default)]
+
+
+@pytest.mark.parametrize(
+    ("specs", "names"),
+    [
+        (["random", "random", "heuristic"], ("random", "random#2", "heuristic")),
+        (["ppo:runs/dice_poker__dice_poker__0/model.zip"], ("ppo:dice_poker__dice_poker__0",)),
+        (["ppo:runs/yahtzee__y__1/checkpoints/step_500.zip"], ("ppo:yahtzee__y__1@step_500",)),
+        (["ppo:best.zip"], ("ppo:best",)),
+    ],
+)
+def test_agent_names_are_short_and_distinct(specs, names):
+    assert make_setup("dice_poker", specs, 3).names == names
+    assert display_name(specs[0]) == names[0]
 
 
 # Small, quick matches for every game: (game, specs, players)
