@@ -424,7 +424,8 @@ class DicePokerTable(Table):
         lines = []
         if len(g.rounds) > r + 1:
             tied = [self.labels[t.seat] for t in g.rounds[r + 1]]
-            lines.append(f"Tie for the best hand: play-off between {', '.join(tied)}.")
+            tied = ", ".join(tied[:-1]) + " and " + tied[-1]
+            lines.append(f"Tie for the best hand: play-off between {tied}.")
         elif g.done:
             lines.append(
                 f"{_subject(self, g.winner)} {'win' if g.winner == self.human else 'wins'} "
@@ -1074,7 +1075,8 @@ class Coach:
     def fmt(self, value: float) -> str:
         return f"{value:.1f}"
 
-    def judge(self, table: Table, advice: Advice, action: int, mine: str) -> str:
+    def judge(self, advice: Advice, action: int, mine: str) -> str:
+        """One line on the person's move ``action`` (``mine``: its words)."""
         values = advice.values
         best, yours = values[advice.best], values[action]
         self.decisions += 1
@@ -1308,12 +1310,10 @@ def human_turn(table: Table, console: Console, coach: Coach | None) -> None:
             console.say(f"! {e}")
             continue
         break
-    advice = coach.advise(table) if coach else None
-    mine = table.describe(action)
-    lines = table.step(action)
-    console.say(*lines)
-    if advice is not None:
-        console.say(coach.judge(table, advice, action, mine))
+    if coach is not None:  # judged before the dice fall: the decision, not the luck
+        advice = coach.advise(table)
+        console.say(coach.judge(advice, action, table.describe(action)))
+    console.say(*table.step(action))
 
 
 def run(table: Table, console: Console, coach: Coach | None = None) -> None:

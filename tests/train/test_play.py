@@ -334,6 +334,63 @@ def test_whole_game_from_scripted_input(game, extra):
         assert "You fill" in text and f"(total {sum(fills)})" in text.split("game 1 over")[0]
 
 
+@pytest.mark.parametrize(
+    "game", ["dice_poker", "dice_poker6", "yahtzee", "yahtzee_classic", "card_poker"]
+)
+def test_random_typing_never_crashes(game):
+    """Random words, numbers, row and card names: every line is a move or a one-line message."""
+    rows = ROWS["yahtzee"] + ROWS["yahtzee_classic"]
+    words = [
+        "hold",
+        "keep",
+        "reroll",
+        "r",
+        "stand",
+        "fill",
+        "discard",
+        "bid",
+        "reveal",
+        "pass",
+        "all",
+        "0",
+        "1",
+        "2",
+        "3",
+        "5",
+        "6",
+        "7",
+        "-1",
+        "55",
+        "123456",
+        "t",
+        "small",
+        "7H",
+        "6s*",
+        "X",
+        "10h",
+        "zz",
+        "\u00e9",
+        "1,2",
+        "show",
+        "moves",
+        "k",
+        "f",
+        "b",
+        "9" * 30,
+        *rows,
+    ]
+    rng = np.random.default_rng(0)
+    script = [" ".join(rng.choice(words, rng.integers(0, 4))) for _ in range(3000)]
+    code, text = play(["--game", game, "--seed", "0", "--opponents", "random"], script)
+    assert code == 0 and "End of input" not in text  # the game ended on random typing
+    lines = text.splitlines()
+    prompts = [k for k, x in enumerate(lines) if x.startswith("> ")]
+    typed = [k for k in prompts if lines[k][2:].strip()]
+    assert len(typed) > 20
+    for k in typed:  # every typed line is answered (a message, help, or the move's result)
+        assert lines[k + 1] != "", lines[k]
+
+
 def test_same_seed_same_transcript():
     a = play(["--game", "dice_poker", "--seed", "11", "--games", "2"], script_for("dice_poker"))
     b = play(["--game", "dice_poker", "--seed", "11", "--games", "2"], script_for("dice_poker"))
