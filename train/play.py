@@ -1193,7 +1193,7 @@ def _opponent_specs(game: str, opponents: str, players: int | None) -> list[str]
         players = DEFAULT_PLAYERS.get(game, 2) if len(specs) == 1 else len(specs) + 1
         if not specs:
             players = 1
-    if len(specs) == 1 and players > 2:
+    if len(specs) == 1:  # one spec serves every opponent seat (none when alone)
         specs = specs * (players - 1)
     if players != len(specs) + 1:
         raise SetupError(

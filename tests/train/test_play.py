@@ -469,12 +469,15 @@ def test_dice_poker_coach_matches_a_brute_force_count(scripted):
         assert value == pytest.approx(count / 6**n, abs=1e-12)
 
 
-@pytest.mark.parametrize("n_dice, n_players", [(5, 3), (6, 2)])
-def test_dice_poker_coach_best_is_the_optimal_player(scripted, n_dice, n_players):
+@pytest.mark.parametrize(
+    "n_dice, n_players, variant",
+    [(5, 3, {}), (6, 2, {}), (5, 2, {"lock_kept_dice": False, "full_house_tiebreak": "triple"})],
+)
+def test_dice_poker_coach_best_is_the_optimal_player(scripted, n_dice, n_players, variant):
     """Over every first roll, the best move's chance averages to the solved seat value, and
     the optimal agent's move is a best one."""
-    rules = DicePokerRules(n_dice=n_dice)
-    agent = DicePokerOptimal("dice_poker" if n_dice == 5 else "dice_poker6")
+    rules = DicePokerRules(n_dice=n_dice, **variant)
+    agent = DicePokerOptimal("dice_poker" if n_dice == 5 else "dice_poker6", **variant)
     expected = 0.0
     for dice in multisets(n_dice):
         g = DicePokerGame(list(range(n_players)), scripted(list(dice)), rules)
@@ -484,7 +487,7 @@ def test_dice_poker_coach_best_is_the_optimal_player(scripted, n_dice, n_players
         assert values[agent.act(obs, g.action_mask())] == pytest.approx(top, abs=1e-12)
         assert all(0.0 <= v <= 1.0 + 1e-12 for v in values.values())
         expected += multiset_probability(dice) * top
-    assert expected == pytest.approx(solve_game(n_players, n_dice).win[0], abs=1e-12)
+    assert expected == pytest.approx(solve_game(n_players, n_dice, **variant).win[0], abs=1e-12)
 
 
 def test_dice_poker_coach_in_play():
@@ -554,3 +557,4 @@ def test_build_table_seats_and_labels():
     assert t.n_players == 3 and t.labels == {0: "heuristic-0", 1: "random-1", 2: "you"}
     t = build_table("dice_poker", "optimal", 5, 0, seed=0)
     assert [a.name for a in t.agents.values()] == ["optimal"] * 4
+    assert build_table("yahtzee", "heuristic", 1, 0, seed=0).n_players == 1  # alone
