@@ -608,10 +608,18 @@ class ScorecardTable(Table):
                 if not out:
                     raise MoveError("keeping all five dice re-rolls nothing: fill a row instead")
             return sum(1 << i for i in out)
-        name = "_".join(rest) if verb in ("fill", "f", "score", "write") else "_".join(words)
-        if not name:
-            raise MoveError(f"name the row to fill; rows now: {' '.join(g.legal_rows())}")
-        row = self._row(name)
+        if verb in ("fill", "f", "score", "write"):
+            if not rest:
+                raise MoveError(f"name the row to fill; rows now: {' '.join(g.legal_rows())}")
+            row = self._row("_".join(rest))
+        else:  # a bare row name
+            try:
+                row = self._row("_".join(words))
+            except MoveError:
+                raise MoveError(
+                    f"unknown move {' '.join(words)!r}: keep <dice>, reroll <dice>, fill <row>, "
+                    "or help"
+                ) from None
         if row not in g.legal_rows():
             raise MoveError(self._why_not(row))
         return N_REROLL_ACTIONS + self.rules.rows.index(row)
