@@ -502,24 +502,33 @@ class ArenaResult:
         return self._per_agent(self.records.win)
 
     def head_to_head(self) -> dict:
-        """``rate[a][b]``: how often agent a's result beat agent b's (ties half), with CI."""
+        """Pairwise: ``rate[a][b]``, how often agent a's result beat agent b's (ties half),
+        and ``difference[a][b]``, the mean of a's result minus b's in the same games (on
+        the same dice for the scorecard games), each with its 95% interval."""
         v = self.agent_values()
+        n, k = v.shape
         ahead = (v[:, :, None] > v[:, None, :]) + 0.5 * (v[:, :, None] == v[:, None, :])
-        n = len(v)
         rate = ahead.mean(axis=0)
-        ci = [
-            [wilson_interval(float(rate[a, b]) * n, n) for b in range(len(rate))]
-            for a in range(len(rate))
+        nan2 = (float("nan"), float("nan"))
+        rate_ci = [
+            [wilson_interval(float(rate[a, b]) * n, n) if a != b else nan2 for b in range(k)]
+            for a in range(k)
         ]
-        for a in range(len(rate)):
-            rate[a, a] = np.nan
-            ci[a][a] = (float("nan"), float("nan"))
+        diff = np.full((k, k), np.nan)
+        diff_ci = [[nan2] * k for _ in range(k)]
+        for a, b in itertools.permutations(range(k), 2):
+            mean, lo, hi = mean_interval(v[:, a] - v[:, b])
+            diff[a, b], diff_ci[a][b] = mean, (lo, hi)
+        np.fill_diagonal(rate, np.nan)
         what = "total score on the same dice" if self.setup.scorecard else "chips won"
         return {
             "meaning": HEAD_TO_HEAD_MEANING.format(what=what),
+            "difference_meaning": f"mean of the row agent's {what} minus the column agent's",
             "agents": list(self.names),
             "rate": rate.tolist(),
-            "ci95": ci,
+            "ci95": rate_ci,
+            "difference": diff.tolist(),
+            "difference_ci95": diff_ci,
         }
 
     def ratings(self) -> list[dict]:
@@ -671,6 +680,16 @@ class ArenaResult:
                     r = h2h["rate"][a][b]
                     cells.append("-" if a == b else f"{r:.3f} ({lo:.3f}-{hi:.3f})")
                 lines.append(_md_row(cells))
+            if s.scorecard:  # common dice make the paired difference far tighter
+                lines += ["", f"Score difference: {h2h['difference_meaning']} (95% CI).", ""]
+                lines.append(_md_row(["", *self.names]))
+                lines.append("|" + "---|" * (self.n_agents + 1))
+                for a, name in enumerate(self.names):
+                    cells = [name]
+                    for b in range(self.n_agents):
+                        d, (lo, hi) = h2h["difference"][a][b], h2h["difference_ci95"][a][b]
+                        cells.append("-" if a == b else _ci(d, (lo, hi), "{:+.2f}"))
+                    lines.append(_md_row(cells))
         return "\n".join(lines)
 
     def chart(self, path: str | os.PathLike) -> None:

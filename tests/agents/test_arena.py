@@ -128,7 +128,8 @@ def test_scorecard_agents_get_the_same_dice():
     result = run_arena("yahtzee", ["heuristic", "heuristic"], 4, progress=False)
     v = result.agent_values()
     np.testing.assert_array_equal(v[:, 0], v[:, 1])
-    assert result.head_to_head()["rate"][0][1] == 0.5
+    h2h = result.head_to_head()
+    assert h2h["rate"][0][1] == 0.5 and h2h["difference"][0][1] == 0.0
     # and a game's dice do not depend on who plays: heuristic's totals are unchanged
     # when a random agent joins the table
     mixed = run_arena("yahtzee", ["random", "heuristic"], 4, progress=False)
@@ -143,7 +144,7 @@ def _covered(value, interval):
 def test_intervals_cover_the_symmetric_answer():
     # Three random players: by symmetry each wins 1/3 of the games, nets 0 chips and
     # finishes ahead of each other one half the time (ties half).
-    hits = {"win": [], "chips": [], "h2h": []}
+    hits = {"win": [], "chips": [], "h2h": [], "difference": []}
     for seed in range(20):
         r = run_arena("dice_poker", ["random"] * 3, 60, seed=seed, progress=False)
         h2h = r.head_to_head()
@@ -153,6 +154,7 @@ def test_intervals_cover_the_symmetric_answer():
             for b in range(3):
                 if a != b:
                     hits["h2h"].append(_covered(0.5, h2h["ci95"][a][b]))
+                    hits["difference"].append(_covered(0.0, h2h["difference_ci95"][a][b]))
     for kind, hit in hits.items():
         assert np.mean(hit) >= 0.85, kind
     # the same intervals exclude a clearly wrong answer
@@ -165,7 +167,10 @@ def test_intervals_cover_the_symmetric_answer_on_the_same_dice():
     hits = []
     for seed in range(20):
         r = run_arena("yahtzee_classic", ["random", "random"], 15, seed=seed, progress=False)
-        hits.append(_covered(0.5, r.head_to_head()["ci95"][0][1]))
+        h2h = r.head_to_head()
+        hits.append(_covered(0.5, h2h["ci95"][0][1]))
+        hits.append(_covered(0.0, h2h["difference_ci95"][0][1]))
+        assert h2h["difference"][0][1] == -h2h["difference"][1][0]
     assert np.mean(hits) >= 0.85
 
 
