@@ -2,29 +2,30 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
-import numpy as np
 import pytest
 
 
 class ScriptedDice:
     """A stand-in for ``numpy.random.Generator`` whose dice come from a script.
 
-    Only ``integers(1, 7, size=n)`` (a dice roll) is supported; running out of
-    scripted faces fails the test loudly.
+    ``envs.rules.dice.roll`` draws one number below ``6**n`` and reads the
+    ordered roll it indexes; this answers that draw with the next ``n``
+    scripted faces. Running out of scripted faces fails the test loudly.
     """
 
     def __init__(self, faces: Iterable[int]) -> None:
         self.faces = list(faces)
 
-    def integers(self, low, high=None, size=None, dtype=np.int64):
-        assert (low, high) == (1, 7), "only dice rolls are scripted"
-        n = 1 if size is None else size
+    def integers(self, high, *args, **kwargs) -> int:
+        n = round(math.log(high, 6))
+        assert 6**n == high and not args and not kwargs, "only dice rolls are scripted"
         if len(self.faces) < n:
             raise AssertionError(f"the script ran out of dice: {n} wanted, {self.faces} left")
         out, self.faces = self.faces[:n], self.faces[n:]
-        return np.array(out, dtype=dtype)
+        return sum((f - 1) * 6 ** (n - 1 - i) for i, f in enumerate(out))
 
 
 @pytest.fixture

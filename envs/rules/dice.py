@@ -36,9 +36,24 @@ def face_counts(dice: Iterable[int]) -> tuple[int, ...]:
     return tuple(counts)
 
 
-def roll(rng: np.random.Generator, n: int) -> np.ndarray:
-    """Roll ``n`` fair dice."""
-    return rng.integers(1, 7, size=n, dtype=np.int64)
+MAX_DICE = 6
+
+
+def roll(rng: np.random.Generator, n: int) -> tuple[int, ...]:
+    """Roll ``n`` (0..6) fair dice, in the order they fell.
+
+    One scalar draw below ``6**n`` indexes a table of every ordered roll: exactly
+    uniform, and several times cheaper than ``rng.integers(1, 7, size=n)``,
+    which matters because the envs roll at nearly every step.
+    """
+    if not 0 <= n <= MAX_DICE:
+        raise ValueError(f"can roll 0..{MAX_DICE} dice at once, not {n}")
+    return _ordered_rolls(n)[int(rng.integers(6**n))]
+
+
+@cache
+def _ordered_rolls(n: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(itertools.product(FACES, repeat=n))
 
 
 def reroll_bits(mask: int, n_dice: int) -> list[int]:

@@ -77,7 +77,7 @@ def roll_for_first(n_players: int, rng: np.random.Generator) -> tuple[int, list[
     contenders = list(range(n_players))
     rounds: list[dict[int, int]] = []
     while True:
-        faces = dict(zip(contenders, roll(rng, len(contenders)).tolist(), strict=True))
+        faces = dict(zip(contenders, roll(rng, len(contenders)), strict=True))
         rounds.append(faces)
         top = max(faces.values())
         contenders = [s for s, f in faces.items() if f == top]
@@ -198,7 +198,7 @@ class DicePokerGame:
         n = self.rules.n_dice
         rerolled = [bool(action >> i & 1) for i in range(n)]
         dice = list(self.dice)
-        new = roll(self.rng, sum(rerolled)).tolist()
+        new = list(roll(self.rng, sum(rerolled)))
         for i in range(n):
             if rerolled[i]:
                 dice[i] = new.pop()
@@ -224,7 +224,7 @@ class DicePokerGame:
 
     def _start_turn(self) -> None:
         self.rolls_used = 1
-        self._set_dice(roll(self.rng, self.rules.n_dice).tolist(), [False] * self.rules.n_dice)
+        self._set_dice(list(roll(self.rng, self.rules.n_dice)), [False] * self.rules.n_dice)
 
     def _end_turn(self) -> None:
         turn = self.rounds[-1][self._turn]

@@ -64,7 +64,6 @@ One player's whole game (what the envs wrap; actions as in the envs)::
     game.legal_rows(), game.fill_options(), game.legal_actions(), game.action_mask()
     game.step(action) -> points     action < 32: re-roll the dice whose bits are set (bit i
         = the i-th smallest die; legal while rolls_used < 3; 0 never); 32 + k: fill row k
-    roll_dice(rng, n) -> list[int]  the dice roll every game uses (one uniform draw < 6**n)
     total_bounds(rules, **options) -> (lo, hi)  bounds of a finished card's total
 
 Module-level forms of the card rules (for solvers that keep their own state)::
@@ -81,14 +80,13 @@ under every joker option; the joker applies whether the Yahtzee row holds 50 or 
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 import numpy as np
 
-from envs.rules.dice import check_dice, multisets
+from envs.rules.dice import check_dice, multisets, roll
 
 N_DICE = 5
 UPPER_ROWS = ("ones", "twos", "threes", "fours", "fives", "sixes")
@@ -642,18 +640,6 @@ def _mask(rules: str, can_reroll: bool, legal: tuple[str, ...]) -> np.ndarray:
     return mask
 
 
-def roll_dice(rng: np.random.Generator, n: int) -> list[int]:
-    """Roll ``n`` fair dice with one draw of a number below 6**n (exactly uniform).
-
-    One scalar draw is several times cheaper than ``rng.integers(1, 7, size=n)``, and the
-    envs roll at every step; the draw indexes a table of every ordered roll.
-    """
-    return list(_ORDERED_ROLLS[n][int(rng.integers(6**n))])
-
-
-_ORDERED_ROLLS = [tuple(itertools.product(range(1, 7), repeat=n)) for n in range(N_DICE + 1)]
-
-
 class ScorecardGame:
     """One player's game as a state machine: the card, this turn's dice and rolls.
 
@@ -751,7 +737,7 @@ class ScorecardGame:
         if action < N_REROLL_ACTIONS:
             dice = list(self.dice)
             picked = [i for i in range(N_DICE) if action >> i & 1]
-            new = roll_dice(self.rng, len(picked))
+            new = roll(self.rng, len(picked))
             for i, face in zip(picked, new, strict=True):
                 dice[i] = face
             self.rolls_used += 1
@@ -774,7 +760,7 @@ class ScorecardGame:
     def _start_turn(self) -> None:
         self._rolls = []
         self.rolls_used = 1
-        self._set_dice(roll_dice(self.rng, N_DICE))
+        self._set_dice(list(roll(self.rng, N_DICE)))
 
     def copy(self) -> ScorecardGame:
         new = object.__new__(ScorecardGame)
