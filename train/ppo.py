@@ -18,6 +18,7 @@ import csv
 import dataclasses
 import functools
 import inspect
+import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -388,27 +389,8 @@ def main(argv: list[str] | None = None) -> Path:
         metrics_path.unlink()
 
     def record(step: int, n_episodes: int) -> dict[str, float]:
-        agent = PPOAgent.from_model(model)
-        row: dict[str, float] = {
-            "timesteps": step,
-            "wall_s": wall_before + time.perf_counter() - started,
-        }
-        seed = 10_000_000 + cfg.run.seed
-        if GAMES[cfg.env.id][1] == "score":
-            res = evaluate(agent, cfg, n_episodes, seed)
-            row.update(score=res["mean"], score_ci95=res["ci95"])
-            if best_known:
-                row["pct_optimal"] = 100 * res["mean"] / best_known
-        else:
-            for opp in baselines(cfg):
-                res = evaluate(agent, cfg, n_episodes, seed, opponents=opp)
-                row.update(
-                    {
-                        f"{opp}_chips": res["mean"],
-                        f"{opp}_chips_ci95": res["ci95"],
-                        f"{opp}_win_rate": res["win_rate"],
-                    }
-                )
+        row = {"timesteps": step, "wall_s": wall_before + time.perf_counter() - started}
+        row.update(measure(PPOAgent.from_model(model), cfg, n_episodes, best_known))
         _append_csv(metrics_path, row)
         return row
 
@@ -450,13 +432,44 @@ def main(argv: list[str] | None = None) -> Path:
     final = record(model.num_timesteps, cfg.run.final_eval_episodes)
     vec.close()
     plot_curve(metrics_path, run_dir / "curve.png", cfg, best_known)
+    # The heuristic player in the learner's place, on the same episodes: the yardstick.
+    rules = {k: v for k, v in cfg.env.kwargs.items() if k not in ENV_ONLY_KWARGS}
+    heuristic = make_agent("heuristic", cfg.game, **rules)
+    reference = measure(heuristic, cfg, cfg.run.final_eval_episodes, best_known)
+    (run_dir / "final.json").write_text(
+        json.dumps({"ppo": final, "heuristic_in_its_place": reference, "optimal": best_known})
+    )
     print(f"\n{cfg.run_name}: {model.num_timesteps} steps in {final['wall_s']:.0f} s")
-    print(format_result(final, cfg, best_known))
+    print("PPO       " + format_result(final, cfg, best_known).replace("\n", "\n          "))
+    print("heuristic " + format_result(reference, cfg, best_known).replace("\n", "\n          "))
     print(
         f"model: {run_dir / 'model.zip'}  (make_agent('ppo:{run_dir / 'model.zip'}', "
         f"game={cfg.game!r}))"
     )
     return run_dir
+
+
+def measure(
+    agent: Agent, cfg: Config, n_episodes: int, best_known: float | None
+) -> dict[str, float]:
+    """Mean score (and % of optimal), or chips and win rate against each baseline opponent.
+
+    Every agent measured in a run plays the same episodes (same seeds).
+    """
+    seed = 10_000_000 + cfg.run.seed
+    if GAMES[cfg.env.id][1] == "score":
+        res = evaluate(agent, cfg, n_episodes, seed)
+        row = {"score": res["mean"], "score_ci95": res["ci95"]}
+        if best_known:
+            row["pct_optimal"] = 100 * res["mean"] / best_known
+        return row
+    row = {}
+    for opp in baselines(cfg):
+        res = evaluate(agent, cfg, n_episodes, seed, opponents=opp)
+        row[f"{opp}_chips"] = res["mean"]
+        row[f"{opp}_chips_ci95"] = res["ci95"]
+        row[f"{opp}_win_rate"] = res["win_rate"]
+    return row
 
 
 def format_result(row: dict[str, float], cfg: Config, best_known: float | None) -> str:
