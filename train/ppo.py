@@ -366,7 +366,9 @@ def main(argv: list[str] | None = None) -> Path:
     }
     (run_dir / "config.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False))
 
-    vec = make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed)
+    # A resumed run seeds its envs afresh, so it does not replay the episodes it began with.
+    start = int(checkpoints[-1].stem.split("_")[1]) if args.resume else 0
+    vec = make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed + start)
     if args.resume:
         last = checkpoints[-1]
         model = MaskablePPO.load(last, env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"))
@@ -493,28 +495,27 @@ def plot_curve(metrics_path: Path, out: Path, cfg: Config, best_known: float | N
 
     with metrics_path.open() as f:
         rows = list(csv.DictReader(f))
-    steps = [int(float(r["timesteps"])) for r in rows]
     fig, ax = plt.subplots(figsize=(7, 4))
-    if "score" in rows[0]:
+
+    def series(column: str, label: str) -> None:
+        # a resumed run may have added a column: plot the rows that have it
+        have = [r for r in rows if r.get(column)]
         ax.errorbar(
-            steps,
-            [float(r["score"]) for r in rows],
-            yerr=[float(r["score_ci95"]) for r in rows],
+            [int(float(r["timesteps"])) for r in have],
+            [float(r[column]) for r in have],
+            yerr=[float(r[f"{column}_ci95"]) for r in have],
             marker="o",
-            label="PPO",
+            label=label,
         )
+
+    if "score" in rows[0]:
+        series("score", "PPO")
         if best_known:
             ax.axhline(best_known, color="k", ls="--", label=f"optimal {best_known:.1f}")
         ax.set_ylabel("mean score")
     else:
         for opp in baselines(cfg):
-            ax.errorbar(
-                steps,
-                [float(r[f"{opp}_chips"]) for r in rows],
-                yerr=[float(r[f"{opp}_chips_ci95"]) for r in rows],
-                marker="o",
-                label=f"vs {opp}",
-            )
+            series(f"{opp}_chips", f"vs {opp}")
         ax.axhline(0, color="k", lw=0.8)
         ax.set_ylabel("chips per game")
     ax.set_xlabel("timesteps")
@@ -530,12 +531,16 @@ def _next_multiple(step: int, every: int) -> int:
 
 
 def _append_csv(path: Path, row: dict[str, float]) -> None:
-    new = not path.exists()
-    with path.open("a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(row))
-        if new:
-            writer.writeheader()
-        writer.writerow(row)
+    """Append ``row``; if it brings new columns (a resumed run measuring more), widen the file."""
+    rows = []
+    if path.exists():
+        with path.open() as f:
+            rows = list(csv.DictReader(f))
+    fields = list(dict.fromkeys([k for r in rows for k in r] + list(row)))
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows([*rows, row])
 
 
 def _last_wall(path: Path) -> float:

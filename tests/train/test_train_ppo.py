@@ -168,3 +168,36 @@ def test_self_play_pool_feeds_snapshots_back_as_opponents(tmp_path):
     env = gym.make("DicePoker-v0", opponents=[pool, "random"])
     obs, info = env.reset(seed=1)
     assert info["action_mask"].any()
+
+
+def test_metrics_widen_when_a_resumed_run_measures_more(tmp_path):
+    from train.ppo import _append_csv, plot_curve
+
+    path = tmp_path / "metrics.csv"
+    _append_csv(
+        path, {"timesteps": 0, "wall_s": 1.0, "heuristic_chips": -0.5, "heuristic_chips_ci95": 0.1}
+    )
+    _append_csv(
+        path,
+        {
+            "timesteps": 10,
+            "wall_s": 2.0,
+            "heuristic_chips": 0.1,
+            "heuristic_chips_ci95": 0.1,
+            "optimal_chips": -0.2,
+            "optimal_chips_ci95": 0.1,
+        },
+    )
+    got = rows(path)
+    assert list(got[0]) == [
+        "timesteps",
+        "wall_s",
+        "heuristic_chips",
+        "heuristic_chips_ci95",
+        "optimal_chips",
+        "optimal_chips_ci95",
+    ]
+    assert got[0]["optimal_chips"] == "" and got[1]["optimal_chips"] == "-0.2"
+    cfg = load_config("dice_poker.yaml")
+    plot_curve(path, tmp_path / "curve.png", cfg, None)
+    assert (tmp_path / "curve.png").stat().st_size > 1000
