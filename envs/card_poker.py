@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import fields
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from agents import Agent, make_agent
+from agents import Agent
 from envs.rules.card_hands import Category
 from envs.rules.card_poker import (
     HAND_SIZE,
@@ -23,6 +22,7 @@ from envs.rules.card_poker import (
 )
 from envs.rules.cards import make_deck
 from envs.spaces import LegalDiscrete
+from envs.table import TableEnv
 
 RULE_KWARGS = tuple(f.name for f in fields(CardPokerRules))
 
@@ -160,7 +160,7 @@ def render_game(game: CardPokerGame, labels: dict[int, str], viewer: int | None)
     return "\n".join(lines)
 
 
-class CardPokerEnv(gym.Env):
+class CardPokerEnv(TableEnv):
     """
     ## Description
 
@@ -254,8 +254,6 @@ class CardPokerEnv(gym.Env):
     - v0: first version.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
-
     def __init__(
         self,
         n_players: int = 3,
@@ -272,75 +270,30 @@ class CardPokerEnv(gym.Env):
                 f"unknown argument(s) {unknown} for CardPokerEnv; rule options are {RULE_KWARGS}"
             )
         self.rules = CardPokerRules(**rules)
-        if (
-            not isinstance(n_players, int)
-            or isinstance(n_players, bool)
-            or not MIN_PLAYERS <= n_players <= MAX_PLAYERS
-        ):
-            raise ValueError(f"n_players must be 2..6, got {n_players!r}")
-        if agent_seat != "random" and agent_seat not in range(n_players):
-            raise ValueError(
-                f"agent_seat must be 'random' or 0..{n_players - 1}, got {agent_seat!r}"
-            )
+        self._setup_table("card_poker", n_players, opponents, agent_seat, rules)
         if episode not in ("deal", "session"):
             raise ValueError(f"episode must be 'deal' or 'session', got {episode!r}")
         if not isinstance(max_deals, int) or max_deals < 1:
             raise ValueError(f"max_deals must be a whole number >= 1, got {max_deals!r}")
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, "
-                f"got {render_mode!r}"
-            )
-        self.n_players = n_players
-        self.agent_seat_option = agent_seat
+        self._check_render_mode(render_mode)
         self.episode = episode
         self.max_deals = max_deals
-        self.render_mode = render_mode
-        specs = [opponents] * (n_players - 1) if isinstance(opponents, str | Agent) else opponents
-        if len(specs) != n_players - 1:
-            raise ValueError(
-                f"opponents lists {len(specs)} agents but {n_players} players need {n_players - 1}"
-            )
-        self._opponents = [make_agent(s, "card_poker", **rules) for s in specs]
         self.n_cards = self.rules.deck_cards.size
         self.action_space = LegalDiscrete(self.rules.n_actions, self._sample_mask)
         self.observation_space = obs_space(self.n_cards, n_players)
         self.match: CardPokerMatch | None = None
 
-    # -- gymnasium API -------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         if options:
             raise ValueError(f"CardPokerEnv.reset takes no options, got {options!r}")
-        rng = self.np_random
-        for agent in self._opponents:
-            agent.seed(int(rng.integers(2**63)))
-        if self.agent_seat_option == "random":
-            self.agent_seat = int(rng.integers(self.n_players))
-        else:
-            self.agent_seat = self.agent_seat_option
-        others = [s for s in range(self.n_players) if s != self.agent_seat]
-        self._seated = dict(zip(others, self._opponents, strict=True))
-        self.match = CardPokerMatch(self.n_players, rng, self.rules, self.episode, self.max_deals)
+        self._seat_players(self.np_random)
+        self.match = CardPokerMatch(
+            self.n_players, self.np_random, self.rules, self.episode, self.max_deals
+        )
         reward = self._advance()
         assert reward == 0, "the learning player draws in every deal"
-        return self._obs(), self._info()
-
-    def step(self, action):
-        if self.match is None:
-            raise RuntimeError("call reset() before step()")
-        if self.match.done:
-            raise RuntimeError("the episode is over; call reset()")
-        reward = self.match.step(action).get(self.agent_seat, 0) + self._advance()
-        if self.render_mode == "human":
-            print(self.render_text())
-        return self._obs(), float(reward), self.match.done, False, self._info()
-
-    def action_masks(self) -> np.ndarray:
-        """Legal actions now (all False once the episode is over)."""
-        if self.match is None or self.match.done:
-            return np.zeros(self.rules.n_actions, dtype=bool)
-        return self.match.game.action_mask()
+        return self._observe(self.agent_seat), self._info()
 
     def _sample_mask(self) -> np.ndarray:
         """What ``action_space.sample()`` draws from: the legal actions, or between
@@ -353,22 +306,11 @@ class CardPokerEnv(gym.Env):
         mask[[a for a in range(N_DISCARDS) if r.draw_fee * a.bit_count() <= r.stack - r.ante]] = 1
         return mask
 
-    def render(self):
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        text = self.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
     def render_text(self) -> str:
         if self.match is None:
             return "(not started: call reset())"
         m = self.match
-        labels = {s: a.name for s, a in self._seated.items()}
-        labels[self.agent_seat] = "you"
+        labels = self._labels()
         deal_no = m.deals_played + (0 if m.game.done else 1)
         r = self.rules
         joker = "two jokers" if r.deck == 54 else f"joker {r.joker_card}"
@@ -384,21 +326,9 @@ class CardPokerEnv(gym.Env):
         parts.append(render_game(m.game, labels, self.agent_seat))
         return "\n".join(parts)
 
-    # -- internals -------------------------------------------------------------
-    def _advance(self) -> int:
-        """Let opponents play until the learning player must act or the episode ends."""
-        reward = 0
+    def _observe(self, seat: int) -> np.ndarray:
         m = self.match
-        while not m.done and m.game.current_player != self.agent_seat:
-            seat = m.game.current_player
-            obs = observe(m.game, seat, m.deals_left, m.net[seat])
-            action = self._seated[seat].act(obs, m.game.action_mask())
-            reward += m.step(action).get(self.agent_seat, 0)
-        return reward
-
-    def _obs(self) -> np.ndarray:
-        m = self.match
-        return observe(m.game, self.agent_seat, m.deals_left, m.net[self.agent_seat])
+        return observe(m.game, seat, m.deals_left, m.net[seat])
 
     def _info(self) -> dict:
         m = self.match

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import fields
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from agents import Agent, make_agent
+from agents import Agent
 from envs.rules.dice_hands import DiceHand
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
 from envs.spaces import LegalDiscrete
+from envs.table import TableEnv
 
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
 
@@ -134,7 +134,7 @@ def render_game(game: DicePokerGame, labels: dict[int, str]) -> str:
     return "\n".join(lines)
 
 
-class DicePokerEnv(gym.Env):
+class DicePokerEnv(TableEnv):
     """
     ## Description
 
@@ -214,8 +214,6 @@ class DicePokerEnv(gym.Env):
     - v0: first version.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
-
     def __init__(
         self,
         n_dice: int = 5,
@@ -233,120 +231,52 @@ class DicePokerEnv(gym.Env):
                 f"unknown argument(s) {unknown} for DicePokerEnv; rule options are {RULE_KWARGS}"
             )
         self.rules = DicePokerRules(n_dice=n_dice, **rules)
-        if not isinstance(n_players, int) or not 2 <= n_players <= 6:
-            raise ValueError(f"n_players must be 2..6, got {n_players!r}")
-        if agent_seat != "random" and agent_seat not in range(n_players):
-            raise ValueError(
-                f"agent_seat must be 'random' or 0..{n_players - 1}, got {agent_seat!r}"
-            )
+        game = "dice_poker" if n_dice == 5 else "dice_poker6"
+        self._setup_table(game, n_players, opponents, agent_seat, rules)
         if first_player != "roll" and first_player not in range(n_players):
             raise ValueError(
                 f"first_player must be 'roll' or 0..{n_players - 1}, got {first_player!r}"
             )
         if episode not in ("game", "circle"):
             raise ValueError(f"episode must be 'game' or 'circle', got {episode!r}")
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, "
-                f"got {render_mode!r}"
-            )
-        self.n_players = n_players
-        self.agent_seat_option = agent_seat
+        self._check_render_mode(render_mode)
         self.first_player = first_player
         self.episode = episode
-        self.render_mode = render_mode
-        game_name = "dice_poker" if n_dice == 5 else "dice_poker6"
-        specs = [opponents] * (n_players - 1) if isinstance(opponents, str | Agent) else opponents
-        if len(specs) != n_players - 1:
-            raise ValueError(
-                f"opponents lists {len(specs)} agents but {n_players} players need {n_players - 1}"
-            )
-        self._opponents = [make_agent(s, game_name, **rules) for s in specs]
         self.action_space = LegalDiscrete(self.rules.n_actions, self.action_masks)
         self.observation_space = obs_space(n_dice)
         self.match: DicePokerMatch | None = None
 
-    # -- gymnasium API -------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         if options:
             raise ValueError(f"DicePokerEnv.reset takes no options, got {options!r}")
-        rng = self.np_random
-        for agent in self._opponents:
-            agent.seed(int(rng.integers(2**63)))
-        if self.agent_seat_option == "random":
-            self.agent_seat = int(rng.integers(self.n_players))
-        else:
-            self.agent_seat = self.agent_seat_option
-        others = [s for s in range(self.n_players) if s != self.agent_seat]
-        self._seated = dict(zip(others, self._opponents, strict=True))
+        self._seat_players(self.np_random)
         self.match = DicePokerMatch(
             self.n_players,
-            rng,
+            self.np_random,
             self.rules,
             n_games=self.n_players if self.episode == "circle" else 1,
             first=None if self.first_player == "roll" else self.first_player,
         )
         reward = self._advance()
-        assert reward == 0.0, "the learning player plays in every main round"
-        return self._obs(), self._info()
-
-    def step(self, action):
-        if self.match is None:
-            raise RuntimeError("call reset() before step()")
-        if self.match.done:
-            raise RuntimeError("the episode is over; call reset()")
-        reward = self.match.step(action).get(self.agent_seat, 0) + self._advance()
-        if self.render_mode == "human":
-            print(self.render_text())
-        return self._obs(), float(reward), self.match.done, False, self._info()
-
-    def action_masks(self) -> np.ndarray:
-        """Legal actions now (all False once the episode is over)."""
-        if self.match is None or self.match.done:
-            return np.zeros(self.rules.n_actions, dtype=bool)
-        return self.match.game.action_mask()
-
-    def render(self):
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        text = self.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        assert reward == 0, "the learning player plays in every main round"
+        return self._observe(self.agent_seat), self._info()
 
     def render_text(self) -> str:
         if self.match is None:
             return "(not started: call reset())"
         m = self.match
-        labels = {s: a.name for s, a in self._seated.items()}
-        labels[self.agent_seat] = "you"
-        game_no = min(m.games_played + 1, m.n_games)
+        labels = self._labels()
         header = (
             f"Dice poker, {self.rules.n_dice} dice, {self.n_players} players, "
-            f"game {game_no}/{m.n_games}; net chips "
+            f"game {min(m.games_played + 1, m.n_games)}/{m.n_games}; net chips "
             + ", ".join(f"{labels[s]} {c:+d}" for s, c in enumerate(m.chips))
         )
         return header + "\n" + render_game(m.game, labels)
 
-    # -- internals -------------------------------------------------------------
-    def _advance(self) -> int:
-        """Let opponents play until the learning player must act or the episode ends."""
-        reward = 0
+    def _observe(self, seat: int) -> np.ndarray:
         m = self.match
-        while not m.done and m.game.current_player != self.agent_seat:
-            seat = m.game.current_player
-            obs = observe(m.game, seat, m.games_left, m.chips[seat])
-            reward += m.step(self._seated[seat].act(obs, m.game.action_mask())).get(
-                self.agent_seat, 0
-            )
-        return reward
-
-    def _obs(self) -> np.ndarray:
-        m = self.match
-        return observe(m.game, self.agent_seat, m.games_left, m.chips[self.agent_seat])
+        return observe(m.game, seat, m.games_left, m.chips[seat])
 
     def _info(self) -> dict:
         info = {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
@@ -21,6 +20,7 @@ from envs.rules.scorecard import (
     total_bounds,
 )
 from envs.spaces import LegalDiscrete
+from envs.table import TextRenderEnv
 
 
 def obs_fields(
@@ -195,7 +195,7 @@ def render_card(game: ScorecardGame, title: str = "") -> str:
     return "\n".join(lines)
 
 
-class YahtzeeEnv(gym.Env):
+class YahtzeeEnv(TextRenderEnv):
     """
     ## Description
 
@@ -275,8 +275,6 @@ class YahtzeeEnv(gym.Env):
     - v0: first version.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
-
     def __init__(
         self,
         rules: str = "russian",
@@ -297,13 +295,8 @@ class YahtzeeEnv(gym.Env):
             or reward_scale <= 0
         ):
             raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, "
-                f"got {render_mode!r}"
-            )
+        self._check_render_mode(render_mode)
         self.reward_scale = float(reward_scale)
-        self.render_mode = render_mode
         self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
         self.action_space = LegalDiscrete(self.n_actions, self.action_masks)
         self.observation_space = obs_space(self.rules)
@@ -335,16 +328,6 @@ class YahtzeeEnv(gym.Env):
         if self.game is None:
             return np.zeros(self.n_actions, dtype=bool)
         return self.game.action_mask()
-
-    def render(self):
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        text = self.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
 
     def render_text(self) -> str:
         if self.game is None:

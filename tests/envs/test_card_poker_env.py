@@ -134,7 +134,7 @@ def test_illegal_action_raises_and_changes_nothing(action):
     obs, _ = env.reset(seed=0)
     with pytest.raises(ValueError, match="illegal action"):
         env.step(action)
-    assert np.array_equal(env.unwrapped._obs(), obs)
+    assert np.array_equal(env.unwrapped._observe(0), obs)
 
 
 def test_step_after_the_end_and_before_reset():

@@ -1,0 +1,124 @@
+"""What the single-agent envs share: text rendering, and one learner at a table of Agents."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Sequence
+
+import gymnasium as gym
+import numpy as np
+
+from agents import Agent, make_agent
+
+
+class TextRenderEnv(gym.Env):
+    """``render_mode="ansi"`` returns :meth:`render_text`; ``"human"`` prints it."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def _check_render_mode(self, render_mode: str | None) -> None:
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+
+    @abstractmethod
+    def render_text(self) -> str:
+        """The table as text."""
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        text = self.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+
+class TableEnv(TextRenderEnv):
+    """One learning player among opponents that are Agents.
+
+    A subclass calls :meth:`_setup_table` in ``__init__``, and in ``reset``
+    :meth:`_seat_players` before it builds ``self.match`` (a rules-layer match
+    with ``game``, ``done`` and ``step(action) -> payoffs``), then
+    :meth:`_advance`. It provides :meth:`_observe` and :meth:`_info`.
+    """
+
+    match = None
+
+    def _setup_table(
+        self,
+        game: str,
+        n_players: int,
+        opponents: str | Agent | Sequence[str | Agent],
+        agent_seat: int | str,
+        rules: dict,
+    ) -> None:
+        if isinstance(n_players, bool) or n_players not in range(2, 7):
+            raise ValueError(f"n_players must be 2..6, got {n_players!r}")
+        if agent_seat != "random" and agent_seat not in range(n_players):
+            raise ValueError(
+                f"agent_seat must be 'random' or 0..{n_players - 1}, got {agent_seat!r}"
+            )
+        specs = [opponents] * (n_players - 1) if isinstance(opponents, str | Agent) else opponents
+        if len(specs) != n_players - 1:
+            raise ValueError(
+                f"opponents lists {len(specs)} agents but {n_players} players need {n_players - 1}"
+            )
+        self.n_players = n_players
+        self.agent_seat_option = agent_seat
+        self._opponents = [make_agent(s, game, **rules) for s in specs]
+
+    def _seat_players(self, rng: np.random.Generator) -> None:
+        """Seed the opponents from the env's generator and seat everyone."""
+        for agent in self._opponents:
+            agent.seed(int(rng.integers(2**63)))
+        if self.agent_seat_option == "random":
+            self.agent_seat = int(rng.integers(self.n_players))
+        else:
+            self.agent_seat = self.agent_seat_option
+        others = [s for s in range(self.n_players) if s != self.agent_seat]
+        self._seated = dict(zip(others, self._opponents, strict=True))
+
+    def _labels(self) -> dict[int, str]:
+        labels = {s: a.name for s, a in self._seated.items()}
+        labels[self.agent_seat] = "you"
+        return labels
+
+    @abstractmethod
+    def _observe(self, seat: int) -> np.ndarray:
+        """What ``seat`` sees now."""
+
+    @abstractmethod
+    def _info(self) -> dict:
+        """The learner's info dict (with ``action_mask``)."""
+
+    def step(self, action):
+        if self.match is None:
+            raise RuntimeError("call reset() before step()")
+        if self.match.done:
+            raise RuntimeError("the episode is over; call reset()")
+        reward = self.match.step(action).get(self.agent_seat, 0) + self._advance()
+        if self.render_mode == "human":
+            print(self.render_text())
+        return self._observe(self.agent_seat), float(reward), self.match.done, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions now (all False once the episode is over)."""
+        if self.match is None or self.match.done:
+            return np.zeros(self.action_space.n, dtype=bool)
+        return self.match.game.action_mask()
+
+    def _advance(self) -> int:
+        """Let opponents play until the learning player must act or the episode ends."""
+        reward = 0
+        m = self.match
+        while not m.done and m.game.current_player != self.agent_seat:
+            seat = m.game.current_player
+            action = self._seated[seat].act(self._observe(seat), m.game.action_mask())
+            reward += m.step(action).get(self.agent_seat, 0)
+        return reward
