@@ -25,6 +25,25 @@ def load_model(path: str | Path):
         raise ValueError(f"cannot load a MaskablePPO model from {str(path)!r}: {err}") from err
 
 
+def normalizer_path(model_path: str | Path) -> Path:
+    """Where the observation statistics of a model trained with ``normalize_obs`` live."""
+    return Path(model_path).with_suffix(".vecnormalize.pkl")
+
+
+def load_normalizer(model_path: str | Path):
+    """The VecNormalize statistics saved beside a model, or None if it was trained without."""
+    path = normalizer_path(model_path)
+    if not path.is_file():
+        return None
+    import pickle
+
+    try:
+        with path.open("rb") as f:
+            return pickle.load(f)
+    except Exception as err:  # a damaged or foreign file
+        raise ValueError(f"cannot read the observation statistics {str(path)!r}: {err}") from err
+
+
 def masked_logits(model, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
     """The policy's action logits with illegal actions at -inf.
 
@@ -53,14 +72,17 @@ class PPOAgent(Agent):
     ) -> None:
         super().__init__()
         self.model = load_model(path)
+        self.normalizer = load_normalizer(path)
         self.deterministic = deterministic
         self.name = f"ppo:{path}"
 
     @classmethod
-    def from_model(cls, model, deterministic: bool = True) -> PPOAgent:
+    def from_model(cls, model, normalizer=None, deterministic: bool = True) -> PPOAgent:
+        """An agent of a model in memory (``normalizer``: its VecNormalize, if any)."""
         agent = cls.__new__(cls)
         Agent.__init__(agent)
-        agent.model, agent.deterministic, agent.name = model, deterministic, "ppo"
+        agent.model, agent.normalizer = model, normalizer
+        agent.deterministic, agent.name = deterministic, "ppo"
         return agent
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -70,6 +92,8 @@ class PPOAgent(Agent):
                 f"{self.name} was trained on observations of shape {expected}, "
                 f"got {np.shape(observation)}: a different game or variant?"
             )
+        if self.normalizer is not None:
+            observation = self.normalizer.normalize_obs(np.asarray(observation, dtype=np.float32))
         logits = masked_logits(self.model, observation, action_mask)
         if not np.isfinite(logits).any():
             raise ValueError("the action mask allows no action (is the episode over?)")

@@ -31,7 +31,7 @@ import yaml
 
 import envs  # noqa: F401  (registers the ids)
 from agents import Agent, make_agent
-from agents.ppo import PPOAgent
+from agents.ppo import PPOAgent, normalizer_path
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DIR = ROOT / "configs"
@@ -66,6 +66,7 @@ class RunConfig:
     n_envs: int = 4  # parallel envs feeding PPO
     vec_env: str = "dummy"  # "dummy" (one process) or "subproc" (one process per env)
     torch_threads: int = 1  # small MLPs on 2 cores: more threads only add contention
+    normalize_obs: bool = False  # scale observations by running mean/std (VecNormalize)
     total_timesteps: int = 100_000
     eval_every: int = 20_000  # timesteps between evaluations
     eval_episodes: int = 500  # episodes per evaluation and per opponent
@@ -280,6 +281,10 @@ def make_vec_env(cfg: Config, n_envs: int, seed: int):
     cls = SubprocVecEnv if cfg.run.vec_env == "subproc" and n_envs > 1 else DummyVecEnv
     vec = cls([functools.partial(_monitored, cfg.env.id, kwargs) for _ in range(n_envs)])
     vec.seed(seed)
+    if cfg.run.normalize_obs:
+        from stable_baselines3.common.vec_env import VecNormalize
+
+        vec = VecNormalize(vec, norm_obs=True, norm_reward=False)
     return vec
 
 
@@ -371,6 +376,10 @@ def main(argv: list[str] | None = None) -> Path:
     vec = make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed + start)
     if args.resume:
         last = checkpoints[-1]
+        if cfg.run.normalize_obs:
+            from stable_baselines3.common.vec_env import VecNormalize
+
+            vec = VecNormalize.load(str(normalizer_path(last)), vec.venv)
         model = MaskablePPO.load(last, env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"))
         print(f"resuming {run_dir} from {last.name} ({model.num_timesteps} steps)")
     else:
@@ -390,9 +399,16 @@ def main(argv: list[str] | None = None) -> Path:
     if not args.resume and metrics_path.exists():
         metrics_path.unlink()
 
+    def save(path: Path) -> None:
+        """The model, and beside it the observation statistics when they are used."""
+        if cfg.run.normalize_obs:
+            vec.save(str(normalizer_path(path)))
+        model.save(path)
+
     def record(step: int, n_episodes: int) -> dict[str, float]:
         row = {"timesteps": step, "wall_s": wall_before + time.perf_counter() - started}
-        row.update(measure(PPOAgent.from_model(model), cfg, n_episodes, best_known))
+        agent = PPOAgent.from_model(model, vec if cfg.run.normalize_obs else None)
+        row.update(measure(agent, cfg, n_episodes, best_known))
         _append_csv(metrics_path, row)
         return row
 
@@ -406,10 +422,10 @@ def main(argv: list[str] | None = None) -> Path:
         def _on_step(self) -> bool:
             step = self.num_timesteps
             if step >= self.next_ckpt:
-                model.save(ckpt_dir / f"step_{step}.zip")
+                save(ckpt_dir / f"step_{step}.zip")
                 self.next_ckpt += cfg.run.checkpoint_every
             if cfg.run.self_play.enabled and step >= self.next_snap:
-                model.save(run_dir / "pool" / f"snap_{step:012d}.zip")
+                save(run_dir / "pool" / f"snap_{step:012d}.zip")
                 self.next_snap += cfg.run.self_play.snapshot_every
             if step >= self.next_eval:
                 row = record(step, cfg.run.eval_episodes)
@@ -430,7 +446,7 @@ def main(argv: list[str] | None = None) -> Path:
             reset_num_timesteps=not args.resume,
             tb_log_name="ppo",
         )
-    model.save(run_dir / "model.zip")
+    save(run_dir / "model.zip")
     final = record(model.num_timesteps, cfg.run.final_eval_episodes)
     vec.close()
     plot_curve(metrics_path, run_dir / "curve.png", cfg, best_known)

@@ -201,3 +201,22 @@ def test_metrics_widen_when_a_resumed_run_measures_more(tmp_path):
     cfg = load_config("dice_poker.yaml")
     plot_curve(path, tmp_path / "curve.png", cfg, None)
     assert (tmp_path / "curve.png").stat().st_size > 1000
+
+
+def test_normalized_observations_travel_with_the_model(tmp_path):
+    config = str(tiny_config(tmp_path, normalize_obs=True))
+    run_dir = main(["--config", config, "--no-progress", "--total-timesteps", "256"])
+    stats = run_dir / "model.vecnormalize.pkl"
+    assert stats.is_file()
+    assert (run_dir / "checkpoints" / "step_256.vecnormalize.pkl").is_file()
+    agent = make_agent(f"ppo:{run_dir / 'model.zip'}", game="dice_poker")
+    assert agent.normalizer is not None and agent.normalizer.obs_rms.count > 1
+    env = gym.make("DicePoker-v0")
+    obs, info = env.reset(seed=0)
+    assert info["action_mask"][agent.act(obs, info["action_mask"])]
+    (run_dir / "model.zip").unlink()
+    main(["--config", config, "--no-progress", "--resume"])  # the statistics resume too
+    assert int(rows(run_dir / "metrics.csv")[-1]["timesteps"]) >= 512
+    stats.write_bytes(b"garbage")
+    with pytest.raises(ValueError, match="observation statistics"):
+        make_agent(f"ppo:{run_dir / 'model.zip'}", game="dice_poker")
