@@ -1,4 +1,4 @@
-"""How long the exact solvers take: one function per game, each solve from scratch.
+"""How long the exact scorecard solvers take: one function per game, each solve from scratch.
 
     python benchmarks/solve_times.py                      # every game below
     python benchmarks/solve_times.py --games yahtzee yahtzee_classic
@@ -7,8 +7,8 @@
 Each solve ignores the on-disk cache (the time to load a cached solution is
 printed separately), and prints the wall time, the CPU time of this process
 (the honest figure on a machine shared with other work) and the solution's
-headline number. Sections: the scorecard games (agents/optimal/yahtzee.py);
-the dice-poker games are added below them.
+headline number (agents/optimal/yahtzee.py). The dice-poker solve times are
+printed by benchmarks/dice_poker_solver.py.
 """
 
 from __future__ import annotations
@@ -62,10 +62,6 @@ def yahtzee(**options) -> dict[str, float]:
 def yahtzee_classic(**options) -> dict[str, float]:
     """Classic Yahtzee, ``YahtzeeClassic-v0`` (target: under 60 s)."""
     return _time_scorecard("classic", **options)
-
-
-# -- dice poker (agents/optimal/dice_poker.py) --------------------------------------------
-# (timings of the dice-poker solvers go here, one function per game)
 
 
 GAMES: dict[str, Callable[..., dict[str, float]]] = {
