@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import fields
 
 import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle, seeding
+from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from envs.card_poker import obs_space, observe, render_game
+from envs.multi.table import TableAEC
 from envs.rules.card_poker import MAX_PLAYERS, MIN_PLAYERS, CardPokerMatch, CardPokerRules
 
 RULE_KWARGS = tuple(f.name for f in fields(CardPokerRules))
@@ -21,7 +21,7 @@ def env(**kwargs) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(TableAEC, EzPickle):
     """
     ## Description
 
@@ -96,43 +96,18 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"episode must be 'deal' or 'session', got {episode!r}")
         if not isinstance(max_deals, int) or max_deals < 1:
             raise ValueError(f"max_deals must be a whole number >= 1, got {max_deals!r}")
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, "
-                f"got {render_mode!r}"
-            )
-        self.n_players = n_players
         self.episode = episode
         self.max_deals = max_deals
-        self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(n_players)]
-        n = self.rules.n_actions
-        space = spaces.Dict(
-            {
-                "observation": obs_space(self.rules.deck_cards.size, n_players),
-                "action_mask": spaces.Box(0, 1, (n,), np.int8),
-            }
+        self._setup_table(
+            n_players,
+            obs_space(self.rules.deck_cards.size, n_players),
+            self.rules.n_actions,
+            render_mode,
         )
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
         self.match: CardPokerMatch | None = None
-        self._np_random, _ = seeding.np_random(None)
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
-            self._np_random, _ = seeding.np_random(seed)
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self._reset_table(seed)
         self.match = CardPokerMatch(
             self.n_players, self._np_random, self.rules, self.episode, self.max_deals
         )
@@ -171,12 +146,10 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            return None
+    def render_text(self) -> str:
         m = self.match
         labels = dict(enumerate(self.possible_agents))
-        text = "\n".join(
+        return "\n".join(
             [
                 f"Card poker, {self.rules.deck} cards, deal {m.deals_played + (not m.game.done)}"
                 f"/{m.max_deals}; net chips "
@@ -185,10 +158,3 @@ class raw_env(AECEnv, EzPickle):
                 render_game(m.game, labels, -1 if m.done else m.current_player),
             ]
         )
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        pass

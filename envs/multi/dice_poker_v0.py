@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import fields
 
 import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle, seeding
+from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from envs.dice_poker import obs_space, observe, render_game
+from envs.multi.table import TableAEC
 from envs.rules.dice_poker import DicePokerMatch, DicePokerRules
 
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
@@ -21,7 +21,7 @@ def env(**kwargs) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(TableAEC, EzPickle):
     """
     ## Description
 
@@ -93,43 +93,13 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(
                 f"first_player must be 'roll' or 0..{n_players - 1}, got {first_player!r}"
             )
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, "
-                f"got {render_mode!r}"
-            )
-        self.n_players = n_players
         self.episode = episode
         self.first_player = first_player
-        self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(n_players)]
-        n = self.rules.n_actions
-        space = spaces.Dict(
-            {
-                "observation": obs_space(n_dice),
-                "action_mask": spaces.Box(0, 1, (n,), np.int8),
-            }
-        )
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self._setup_table(n_players, obs_space(n_dice), self.rules.n_actions, render_mode)
         self.match: DicePokerMatch | None = None
-        self._np_random, _ = seeding.np_random(None)
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
-            self._np_random, _ = seeding.np_random(seed)
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self._reset_table(seed)
         self.match = DicePokerMatch(
             self.n_players,
             self._np_random,
@@ -171,21 +141,8 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            return None
-        labels = {i: a for i, a in enumerate(self.possible_agents)}
-        text = "\n".join(
-            [
-                f"Dice poker, {self.rules.n_dice} dice; chips "
-                + ", ".join(f"{labels[s]} {c:+d}" for s, c in enumerate(self.match.chips)),
-                render_game(self.match.game, labels),
-            ]
-        )
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
+    def render_text(self) -> str:
+        labels = dict(enumerate(self.possible_agents))
+        chips = ", ".join(f"{labels[s]} {c:+d}" for s, c in enumerate(self.match.chips))
+        head = f"Dice poker, {self.rules.n_dice} dice; chips {chips}"
+        return head + "\n" + render_game(self.match.game, labels)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle, seeding
+from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from envs.multi.table import TableAEC
 from envs.rules.scorecard import N_REROLL_ACTIONS, OPTION_NAMES, ScorecardGame, make_rules
 from envs.yahtzee import obs_space, observe, render_card
 
@@ -19,7 +19,7 @@ def env(**kwargs) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(TableAEC, EzPickle):
     """
     ## Description
 
@@ -103,43 +103,16 @@ class raw_env(AECEnv, EzPickle):
             or reward_scale <= 0
         ):
             raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, "
-                f"got {render_mode!r}"
-            )
-        self.n_players = n_players
         self.reward = reward
         self.reward_scale = float(reward_scale)
-        self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(n_players)]
         self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
-        space = spaces.Dict(
-            {
-                "observation": obs_space(self.rules, n_players=n_players),
-                "action_mask": spaces.Box(0, 1, (self.n_actions,), np.int8),
-            }
+        self._setup_table(
+            n_players, obs_space(self.rules, n_players=n_players), self.n_actions, render_mode
         )
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
         self.games: list[ScorecardGame] = []
-        self._np_random, _ = seeding.np_random(None)
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
-            self._np_random, _ = seeding.np_random(seed)
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self._reset_table(seed)
         # every card rolls from the table's one generator, in playing order
         self.games = [ScorecardGame(self._np_random, self.rules) for _ in self.possible_agents]
         self._seat = 0
@@ -188,9 +161,7 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            return None
+    def render_text(self) -> str:
         name = "Покер на костях" if self.rules.rules == "russian" else "Classic Yahtzee"
         parts = [f"{name}, {self.n_players} players"]
         for seat, (a, g) in enumerate(zip(self.possible_agents, self.games, strict=True)):
@@ -202,14 +173,7 @@ class raw_env(AECEnv, EzPickle):
             parts.append(
                 "result: " + ", ".join(f"{a} {t} ({t - mean:+.2f})" for a, t in totals.items())
             )
-        text = "\n".join(parts)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
+        return "\n".join(parts)
 
 
 def _summary(game: ScorecardGame, title: str) -> str:

@@ -1,0 +1,73 @@
+"""What the PettingZoo AEC envs share: agents ``player_i``, spaces, seeding, text rendering."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+
+class TableAEC(AECEnv):
+    """A table of ``n_players`` agents ``player_0`` .. ``player_{n-1}`` (seat i is player_i).
+
+    A subclass calls :meth:`_setup_table` in ``__init__`` and :meth:`_reset_table`
+    at the start of ``reset``, and provides :meth:`render_text`.
+    """
+
+    def _setup_table(
+        self,
+        n_players: int,
+        observation: spaces.Space,
+        n_actions: int,
+        render_mode: str | None,
+    ) -> None:
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.n_players = n_players
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(n_players)]
+        space = spaces.Dict(
+            {"observation": observation, "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)}
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        self._np_random, _ = seeding.np_random(None)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def _reset_table(self, seed: int | None) -> None:
+        """Re-seed (when asked) and clear PettingZoo's per-agent bookkeeping."""
+        if seed is not None:
+            self._np_random, _ = seeding.np_random(seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+
+    @abstractmethod
+    def render_text(self) -> str:
+        """The table as text."""
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = self.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
