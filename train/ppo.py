@@ -194,7 +194,13 @@ def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
         raise ValueError(f"run.vec_env must be 'dummy' or 'subproc', got {run.vec_env!r}")
     ppo = data.get("ppo") or {}
     ppo_arguments(ppo)  # validate now, before any work
-    return Config(path.stem, env, ppo, run)
+    cfg = Config(path.stem, env, ppo, run)
+    for spec in baselines(cfg):
+        try:
+            make_agent(spec, cfg.game)
+        except ValueError as err:
+            raise ValueError(f"{path.name}: run.eval_opponents: {err}") from err
+    return cfg
 
 
 # -- evaluation ----------------------------------------------------------------------------------
@@ -233,12 +239,10 @@ def evaluate(
     return out
 
 
-def optimal_score(cfg: Config) -> float | None:
-    """The exact optimal expected score of a scorecard game, if the solver exists."""
-    try:
-        from agents.optimal.yahtzee import solve
-    except ImportError:
-        return None
+def optimal_score(cfg: Config) -> float:
+    """The exact optimal expected score of a scorecard game (solved once, then cached)."""
+    from agents.optimal.yahtzee import solve
+
     rules = dict(cfg.env.kwargs)
     rules.pop("reward_scale", None)
     rules.setdefault("rules", "classic" if cfg.game == "yahtzee_classic" else "russian")
@@ -246,19 +250,8 @@ def optimal_score(cfg: Config) -> float | None:
 
 
 def baselines(cfg: Config) -> list[str]:
-    """Who the model is measured against: opponents for poker, reference players for scores."""
-    if GAMES[cfg.env.id][1] == "chips":
-        names = list(cfg.run.eval_opponents)
-        return [n for n in names if _agent_exists(n, cfg.game)]
-    return []
-
-
-def _agent_exists(spec: str, game: str) -> bool:
-    try:
-        make_agent(spec, game)
-    except ValueError:
-        return False
-    return True
+    """The opponents a poker model is measured against (none for the scorecard games)."""
+    return list(cfg.run.eval_opponents) if GAMES[cfg.env.id][1] == "chips" else []
 
 
 # -- training ------------------------------------------------------------------------------------

@@ -98,6 +98,14 @@ def test_resume_without_checkpoint_is_an_error(tmp_path):
         (lambda d: d["run"].update(self_play={"size": 3}), r"unknown key\(s\) \['size'\]"),
         (lambda d: d["ppo"].update(learning_rate={"cosine": [1, 0]}), "ppo.learning_rate"),
         (
+            lambda d: d["run"].update(eval_opponents=["genius"]),
+            "run.eval_opponents: unknown agent 'genius'",
+        ),
+        (
+            lambda d: d["run"].update(eval_opponents=["bluffer"]),
+            "run.eval_opponents: agent 'bluffer' does not exist for game 'dice_poker'",
+        ),
+        (
             lambda d: d["ppo"]["policy_kwargs"].update(activation_fn="gelu2"),
             "activation_fn 'gelu2'",
         ),
