@@ -10,7 +10,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from envs.card_poker import obs_space, observe, render_game
-from envs.multi.table import TableAEC
+from envs.multi.table import MatchAEC
 from envs.rules.card_poker import MAX_PLAYERS, MIN_PLAYERS, CardPokerMatch, CardPokerRules
 
 RULE_KWARGS = tuple(f.name for f in fields(CardPokerRules))
@@ -21,7 +21,7 @@ def env(**kwargs) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
-class raw_env(TableAEC, EzPickle):
+class raw_env(MatchAEC, EzPickle):
     """
     ## Description
 
@@ -113,9 +113,6 @@ class raw_env(TableAEC, EzPickle):
         )
         self.agent_selection = self._agent_of(self.match.current_player)
 
-    def _agent_of(self, seat: int) -> str:
-        return self.possible_agents[seat]
-
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.possible_agents.index(agent)
         m = self.match
@@ -125,26 +122,8 @@ class raw_env(TableAEC, EzPickle):
         obs = observe(m.game, seat, m.deals_left, m.net[seat])
         return {"observation": obs, "action_mask": mask}
 
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        payoffs = self.match.step(action)  # raises on an illegal action, changing nothing
-        self._cumulative_rewards[agent] = 0
-        self.rewards = dict.fromkeys(self.agents, 0)
-        for seat, gain in payoffs.items():
-            self.rewards[self._agent_of(seat)] = gain
-        if self.match.done:
-            self.terminations = dict.fromkeys(self.agents, True)
-            winners = [self._agent_of(s) for s in self.match.game.showdown.winners]
-            for a in self.agents:
-                self.infos[a] = {"winners": winners}
-        else:
-            self.agent_selection = self._agent_of(self.match.current_player)
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+    def _final_info(self) -> dict:
+        return {"winners": [self._agent_of(s) for s in self.match.game.showdown.winners]}
 
     def render_text(self) -> str:
         m = self.match

@@ -10,7 +10,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from envs.dice_poker import obs_space, observe, render_game
-from envs.multi.table import TableAEC
+from envs.multi.table import MatchAEC
 from envs.rules.dice_poker import DicePokerMatch, DicePokerRules
 
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
@@ -21,7 +21,7 @@ def env(**kwargs) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
-class raw_env(TableAEC, EzPickle):
+class raw_env(MatchAEC, EzPickle):
     """
     ## Description
 
@@ -107,39 +107,19 @@ class raw_env(TableAEC, EzPickle):
             n_games=self.n_players if self.episode == "circle" else 1,
             first=None if self.first_player == "roll" else self.first_player,
         )
-        self.agent_selection = self._agent_of(self.match.game.current_player)
-
-    def _agent_of(self, seat: int) -> str:
-        return self.possible_agents[seat]
+        self.agent_selection = self._agent_of(self.match.current_player)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.possible_agents.index(agent)
         m = self.match
         mask = np.zeros(self.rules.n_actions, dtype=np.int8)
-        if not m.done and m.game.current_player == seat:
+        if not m.done and m.current_player == seat:
             mask[m.game.legal_actions()] = 1
         obs = observe(m.game, seat, m.games_left, m.chips[seat])
         return {"observation": obs, "action_mask": mask}
 
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        payoffs = self.match.step(action)  # raises on an illegal action, changing nothing
-        self._cumulative_rewards[agent] = 0
-        self.rewards = dict.fromkeys(self.agents, 0)
-        for seat, gain in payoffs.items():
-            self.rewards[self._agent_of(seat)] = gain
-        if self.match.done:
-            self.terminations = dict.fromkeys(self.agents, True)
-            for a in self.agents:
-                self.infos[a] = {"winner": self._agent_of(self.match.game.winner)}
-        else:
-            self.agent_selection = self._agent_of(self.match.game.current_player)
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+    def _final_info(self) -> dict:
+        return {"winner": self._agent_of(self.match.game.winner)}
 
     def render_text(self) -> str:
         labels = dict(enumerate(self.possible_agents))

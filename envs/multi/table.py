@@ -71,3 +71,38 @@ class TableAEC(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+class MatchAEC(TableAEC):
+    """A table that plays a rules-layer match (``step(action) -> payoffs``,
+    ``current_player``, ``done``): every step is one player's action, and each
+    finished game pays its net chips."""
+
+    match = None
+
+    def _agent_of(self, seat: int) -> str:
+        return self.possible_agents[seat]
+
+    @abstractmethod
+    def _final_info(self) -> dict:
+        """What every agent's info holds once the match is over."""
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        payoffs = self.match.step(action)  # raises on an illegal action, changing nothing
+        self._cumulative_rewards[agent] = 0
+        self.rewards = dict.fromkeys(self.agents, 0)
+        for seat, gain in payoffs.items():
+            self.rewards[self._agent_of(seat)] = gain
+        if self.match.done:
+            self.terminations = dict.fromkeys(self.agents, True)
+            for a in self.agents:
+                self.infos[a] = self._final_info()
+        else:
+            self.agent_selection = self._agent_of(self.match.current_player)
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()

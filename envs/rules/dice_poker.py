@@ -282,6 +282,10 @@ class DicePokerMatch:
         return self.games_played == self.n_games
 
     @property
+    def current_player(self) -> int | None:
+        return self.game.current_player
+
+    @property
     def games_left(self) -> int:
         """Games still to come after the current one."""
         return max(self.n_games - self.games_played - 1, 0)
