@@ -35,6 +35,7 @@ from typing import TextIO
 import numpy as np
 
 from agents import GAMES, Agent, make_agent
+from envs.cli import parse_rule_options
 from envs.rules.card_poker import (
     FIRST_BID,
     HAND_SIZE,
@@ -91,32 +92,12 @@ class Quit(Exception):
 # -- small helpers --------------------------------------------------------------------------
 
 
-def parse_value(text: str) -> bool | int | float | str | None:
-    """A rule option's value from the command line: bool, None, int, float or the string."""
-    low = text.strip().lower()
-    if low in ("true", "yes", "on"):
-        return True
-    if low in ("false", "no", "off"):
-        return False
-    if low in ("none", "null"):
-        return None
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
 def parse_rules(items: Sequence[str]) -> dict:
-    """``["key=value", ...]`` -> ``{key: parsed value}``."""
-    rules = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise SetupError(f"--rule takes KEY=VALUE (e.g. --rule ante=2), got {item!r}")
-        rules[key.strip()] = parse_value(value)
-    return rules
+    """``["key=value", ...]`` -> ``{key: parsed value}`` (:func:`envs.cli.parse_rule_options`)."""
+    try:
+        return parse_rule_options(items)
+    except ValueError as e:
+        raise SetupError(f"--rule: {e}") from None
 
 
 def read_faces(words: Sequence[str]) -> list[int]:

@@ -14,6 +14,7 @@ import pytest
 
 from agents import make_agent
 from agents.optimal.dice_poker import DicePokerOptimal, solve_game, win_probabilities
+from envs.cli import parse_rule_value as parse_value
 from envs.dice_poker import observe
 from envs.rules.dice import multiset_probability, multisets
 from envs.rules.dice_poker import DicePokerGame, DicePokerRules
@@ -28,7 +29,6 @@ from train.play import (
     dice_poker_action_values,
     main,
     parse_rules,
-    parse_value,
     scorecard_action_values,
 )
 
