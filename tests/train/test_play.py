@@ -19,18 +19,12 @@ from envs.dice_poker import observe
 from envs.rules.dice import multiset_probability, multisets
 from envs.rules.dice_poker import DicePokerGame, DicePokerRules
 from envs.rules.scorecard import N_REROLL_ACTIONS, ScorecardGame, make_rules
-from train.play import (
-    CardPokerTable,
-    DicePokerTable,
-    MoveError,
-    ScorecardTable,
-    SetupError,
-    build_table,
-    dice_poker_action_values,
-    main,
-    parse_rules,
-    scorecard_action_values,
-)
+from train.play import build_table, main, parse_rules
+from train.playing.base import MoveError, SetupError
+from train.playing.card_poker import CardPokerTable
+from train.playing.coach import dice_poker_action_values, scorecard_action_values
+from train.playing.dice_poker import DicePokerTable
+from train.playing.scorecard import ScorecardTable
 
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = {"yahtzee": make_rules("russian").rows, "yahtzee_classic": make_rules("classic").rows}
@@ -558,3 +552,11 @@ def test_build_table_seats_and_labels():
     t = build_table("dice_poker", "optimal", 5, 0, seed=0)
     assert [a.name for a in t.agents.values()] == ["optimal"] * 4
     assert build_table("yahtzee", "heuristic", 1, 0, seed=0).n_players == 1  # alone
+
+
+def test_play_uses_only_public_solver_names():
+    """The coach asks the optimal players' public ``action_values``; nothing under train/
+    reaches into a private module or name of agents.optimal."""
+    private = re.compile(r"agents\.optimal\.?\w*\s+import[^\n]*\b_\w+|agents\.optimal\._|_yahtzee_")
+    for path in (ROOT / "train").rglob("*.py"):
+        assert not private.search(path.read_text()), path
