@@ -139,19 +139,45 @@ def build_table(
     n = len(specs) + 1
     if seat not in range(n):
         raise SetupError(f"--seat must be 0..{n - 1} with {n} players, got {seat}")
+    if not isinstance(seed, int) or seed < 0:
+        raise SetupError(f"--seed must be a whole number >= 0, got {seed}")
     try:
         rule_set = game_rules(game, n, rules)
         others = [s for s in range(n) if s != seat]
         if game in SCORECARD_RULES and "optimal" in specs:
             solving_note(rule_set, game, say)
         agents = {s: make_agent(spec, game, **rules) for s, spec in zip(others, specs, strict=True)}
-    except (TypeError, ValueError) as e:
+        rng = np.random.default_rng(seed)
+        for s in others:  # seeded from the table's generator, as the envs do
+            agents[s].seed(int(rng.integers(2**63)))
+        # the deal or first roll happens here: a rule set that cannot start a game
+        # (card poker stacks below the ante) fails now, not mid-game
+        table = TABLES[game](game, rule_set, seat, agents, rng, games)
+    except (TypeError, ValueError, FileNotFoundError) as e:
         raise SetupError(str(e)) from None
-    rng = np.random.default_rng(seed)
-    for s in others:  # seeded from the table's generator, as the envs do
-        agents[s].seed(int(rng.integers(2**63)))
-    table = TABLES.get(game, ScorecardTable)
-    return table(game, rule_set, seat, agents, rng, games)
+    check_models(table)
+    return table
+
+
+def check_models(table: Table) -> None:
+    """A trained model seated at a game it was not trained for fails before play starts.
+
+    A model fixes the size of its observation and of its action space (card poker's
+    observation grows with the seats); the table's must match, as the arena checks.
+    """
+    for seat, agent in table.agents.items():
+        model = getattr(agent, "model", None)
+        if model is None:
+            continue
+        shape = table.observation(seat).shape
+        n_actions = len(table.mask())
+        if tuple(model.observation_space.shape) != shape or model.action_space.n != n_actions:
+            raise SetupError(
+                f"agent {agent.name!r} was trained on observations of shape "
+                f"{tuple(model.observation_space.shape)} and {model.action_space.n} actions, but "
+                f"{table.game} with {table.n_players} players gives {shape} and {n_actions}: "
+                "a different game, variant or number of players?"
+            )
 
 
 def human_turn(table: Table, console: Console, coach: Coach | None) -> None:

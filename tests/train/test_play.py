@@ -560,3 +560,57 @@ def test_play_uses_only_public_solver_names():
     private = re.compile(r"agents\.optimal\.?\w*\s+import[^\n]*\b_\w+|agents\.optimal\._|_yahtzee_")
     for path in (ROOT / "train").rglob("*.py"):
         assert not private.search(path.read_text()), path
+
+
+# -- bad input is one line, never a traceback (issue 15, item 4) --------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--game", "dice_poker", "--seed", "-1"], "--seed must be a whole number >= 0, got -1"),
+        (["--game", "card_poker", "--rule", "stack=0"], "cannot pay the ante of 1"),
+        (["--game", "dice_poker", "--opponents", "ppo:no/such/model.zip"], "no model file at"),
+        (
+            ["--game", "dice_poker", "--opponents", "ppo:runs/card_poker__card_poker__0/model.zip"],
+            "was trained on observations of shape (",
+        ),
+        (
+            [
+                "--game",
+                "dice_poker6",
+                "--opponents",
+                "ppo:runs/dice_poker__dice_poker__0/model.zip",
+            ],
+            "a different game, variant or number of players?",
+        ),
+    ],
+)
+def test_setup_errors_are_one_line_and_exit_2(argv, message):
+    seed = [] if "--seed" in argv else ["--seed", "0"]
+    code, text = play([*argv, *seed], ["stand", "keep", "reveal"] * 50)
+    assert code == 2 and "Traceback" not in text
+    assert text.startswith("play.py: error:") and message in text and text.count("\n") == 1
+
+
+def test_unicode_digits_are_answered_not_crashed():
+    """``isdigit()`` accepts ² and ①, ``int()`` does not: both are bad input, re-prompted."""
+    t = card_table()
+    for move, message in [
+        ("discard ①", "cannot read card"),
+        ("discard ²", "cannot read card"),
+        ("discard 1²", "cannot read card"),
+    ]:
+        with pytest.raises(MoveError, match=message):
+            t.parse(move.split())
+    t.step(0)
+    while t.current_seat != 0 and not t.done:
+        t.step(t.agents[t.current_seat].act(t.observation(t.current_seat), t.mask()))
+    assert t.match.game.phase.name == "BET"
+    for word in ("²", "①", "٣", "３"):
+        with pytest.raises(MoveError, match="say how much"):
+            t.parse(["bid", word])
+    code, text = play(
+        ["--game", "card_poker", "--seed", "0"], ["discard ①", "bid ²"] + script_for("card_poker")
+    )
+    assert code == 0 and "Traceback" not in text and text.count("\n! ") >= 2

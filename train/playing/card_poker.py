@@ -18,6 +18,11 @@ from envs.rules.card_poker import (
 from train.playing.base import COMMON_HELP, GAME_TITLES, MoveError, Table, labels_of, subject
 
 
+def is_number(word: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also accepts ² and ①, which ``int`` rejects."""
+    return word.isascii() and word.isdigit()
+
+
 class CardPokerTable(Table):
     """Card poker: one deal, or a session of up to ``games`` deals (RULES.md 3)."""
 
@@ -158,7 +163,7 @@ class CardPokerTable(Table):
                 raise MoveError(f"revealing costs {g.reveal_cost}; you have {g.stacks[self.human]}")
             return REVEAL
         if verb in ("bid", "b", "raise"):
-            if len(rest) != 1 or not rest[0].isdigit():
+            if len(rest) != 1 or not is_number(rest[0]):
                 raise MoveError(f"say how much: {self.moves()[7:]}")
             amount = int(rest[0])
             bids = [self.rules.bid_amount(a) for a in legal if a >= FIRST_BID]
@@ -176,7 +181,7 @@ class CardPokerTable(Table):
         hand = list(g.hands[self.human])
         chosen: list[int] = []
         for word in words:
-            if word.isdigit():
+            if is_number(word):
                 picks = [int(ch) - 1 for ch in word]
                 if any(not 0 <= p < HAND_SIZE for p in picks):
                     raise MoveError(f"cards are numbered 1-{HAND_SIZE}, got {word!r}")
