@@ -18,7 +18,9 @@ expected final score; card poker has no exact player.
 
 The program is a function of its input: :func:`main` takes ``argv``, an input function
 and an output stream, so tests drive it with scripted moves; a given ``--seed`` replays
-the same dice, cards and agent choices.
+the same dice, cards and agent choices. This file is the command line, the setup and the
+run loop; the tables, the coach and the console are in ``train/playing/``, and
+:func:`game_rules` is the one place that builds a game's rules from ``--rule`` options.
 """
 
 from __future__ import annotations
