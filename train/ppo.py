@@ -3,12 +3,14 @@
     python train/ppo.py --config quickstart.yaml
     python train/ppo.py --config yahtzee.yaml --total-timesteps 2000000 --seed 1
     python train/ppo.py --config dice_poker.yaml --resume
+    python train/ppo.py --config dice_poker.yaml --rule lock_kept_dice=false --out runs/free
 
 A bare file name is looked up in ``configs/``. The config has three sections:
 ``env:`` (``id`` and ``kwargs``), ``ppo:`` (exactly MaskablePPO's constructor
 arguments) and ``run:`` (the fields of :class:`RunConfig`). Everything lands in
 ``runs/{game}__{config}__{seed}/``: ``model.zip``, ``config.yaml`` (resolved),
 ``metrics.csv``, ``curve.png``, ``checkpoints/`` and TensorBoard logs.
+``--rule KEY=VALUE`` (repeatable) sets ``env.kwargs[KEY]`` over the config's value.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import yaml
 import envs  # noqa: F401  (registers the ids)
 from agents import Agent, make_agent
 from agents.ppo import PPOAgent, normalizer_path
+from envs.cli import add_rule_argument, rule_options
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DIR = ROOT / "configs"
@@ -178,13 +181,17 @@ def find_config(name: str) -> Path:
     raise FileNotFoundError(f"no config {name!r} here or in configs/; available: {available}")
 
 
-def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
+def load_config(
+    name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
+) -> Config:
+    """The config ``name``; ``overrides`` replace ``run:`` fields, ``env_kwargs`` env kwargs."""
     path = find_config(name)
     data = yaml.safe_load(path.read_text()) or {}
     unknown = sorted(set(data) - {"env", "ppo", "run"})
     if unknown:
         raise ValueError(f"unknown section(s) {unknown} in {path}; allowed: env, ppo, run")
     env = _build(EnvConfig, data.get("env"), f"{path.name}: env")
+    env.kwargs = {**env.kwargs, **(env_kwargs or {})}
     if env.id not in GAMES:
         raise ValueError(f"{path.name}: env.id {env.id!r} is not one of {sorted(GAMES)}")
     run_data = dict(data.get("run") or {})
@@ -339,10 +346,11 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--n-envs", type=int)
     parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_rule_argument(parser, example="lock_kept_dice=false")
     args = parser.parse_args(argv)
 
     overrides = {k: getattr(args, k) for k in ("total_timesteps", "seed", "out_dir", "n_envs")}
-    cfg = load_config(args.config, overrides)
+    cfg = load_config(args.config, overrides, rule_options(parser, args))
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback

@@ -38,6 +38,7 @@ from agents.optimal._yahtzee_turn import (
     DICE,
     DICE_INDEX,
     FULL_KEEP,
+    KEEP_INDEX,
     KEEPS,
     N_KEEPS,
     N_ROLLS,
@@ -488,6 +489,50 @@ def simulate(
     return {"total": totals.astype(np.float64), "bonus": bonus}
 
 
+# -- every action's value -----------------------------------------------------------------
+
+
+def action_values(
+    solution: Solution, observation: np.ndarray, action_mask: np.ndarray
+) -> dict[int, float]:
+    """Each legal action's expected points still to come in the game, optimal play after it.
+
+    ``observation``: a one-player ``Yahtzee-v0`` / ``YahtzeeClassic-v0`` observation of
+    ``solution``'s rules; ``action_mask``: the legal actions. A fill is worth the points it
+    scores (bonuses included) plus the solved value of the card it leaves; a re-roll is
+    worth the solved value of the dice it keeps with the rolls that remain. Points already
+    on the card are not included (add the card's total for the expected final score). The
+    best value is the solved value of the position, and :class:`YahtzeeOptimal` plays an
+    action that attains it.
+    """
+    from envs.yahtzee import decode_observation  # envs import agents; import late
+
+    f = decode_observation(observation, solution.rules)
+    model = solution.model
+    state = model.state(f["open_rows"].tolist(), int(f["upper_sum"]), bool(f["yahtzee_scored"]))
+    dice = tuple(sorted(int(d) for d in f["dice"]))
+    rolls_used = int(f["rolls_used"])
+    legal = [int(a) for a in np.flatnonzero(action_mask)]
+    values: dict[int, float] = {}
+    rerolls = [a for a in legal if a < N_REROLL_ACTIONS]
+    if rerolls:
+        plan = solution.turn_plan(state)
+        keep = plan.keep2 if rolls_used == 1 else plan.keep1
+        for a in rerolls:  # bit i re-rolls the i-th smallest die
+            kept = tuple(d for i, d in enumerate(dice) if not a >> i & 1)
+            values[a] = float(keep[KEEP_INDEX[kept], 0])
+    fills = [a for a in legal if a >= N_REROLL_ACTIONS]
+    if fills:
+        rows = np.array(fills) - N_REROLL_ACTIONS
+        batch = tuple(np.repeat(x, len(fills)) for x in state)
+        gain, after = model.apply(
+            batch, rows, np.full(len(fills), DICE_INDEX[dice]), rolls_used == 1
+        )
+        for a, g, v in zip(fills, gain, model.value(after), strict=True):
+            values[a] = float(g) + float(v)
+    return values
+
+
 # -- the agent --------------------------------------------------------------------------
 
 
@@ -506,6 +551,10 @@ class YahtzeeOptimal(Agent):
         self.rules = make_rules(rule_set, **rules)
         self.solution = solve(self.rules)
         self._plan: tuple | None = None
+
+    def action_values(self, observation: np.ndarray, action_mask: np.ndarray) -> dict[int, float]:
+        """Each legal action's expected points still to come (:func:`action_values`)."""
+        return action_values(self.solution, observation, action_mask)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         from envs.yahtzee import decode_observation  # envs import agents; import late
@@ -532,6 +581,7 @@ __all__ = [
     "Solution",
     "TurnPlan",
     "YahtzeeOptimal",
+    "action_values",
     "cache_dir",
     "cache_path",
     "simulate",
