@@ -225,4 +225,36 @@ class BatchedVecEnv(VecEnv):
         return list(indices)
 
 
-__all__ = ["BATCHED_IDS", "BatchedVecEnv", "BatchedVectorEnv", "make_engine", "make_vector_env"]
+def play_games(act_batch, env_id: str, n_games: int, seed: int = 0, **options: Any) -> np.ndarray:
+    """Final returns of ``n_games`` games played side by side on the batched engine.
+
+    ``act_batch(observations (m, D), masks (m, A)) -> actions (m,)`` is asked only for
+    the games still running. Same seed, same games: every agent measured with one seed
+    meets the same dice (as far as its own moves let the dice fall alike).
+    """
+    if isinstance(n_games, bool) or not isinstance(n_games, int) or n_games < 2:
+        raise ValueError(f"n_games must be an integer >= 2, got {n_games!r}")
+    engine, _, scale = make_engine(env_id, n_games, seed=seed, **options)
+    engine.reset()
+    totals = np.zeros(n_games)
+    live = np.ones(n_games, dtype=bool)
+    actions = np.zeros(n_games, dtype=np.int64)
+    while live.any():
+        masks = engine.action_masks()
+        idx = np.flatnonzero(live)
+        actions[idx] = act_batch(engine.observe()[idx], masks[idx])
+        if not live.all():  # finished games wait: any action they allow is skipped below
+            actions[~live] = 0
+        totals += np.where(live, engine.step_some(actions, live), 0) * scale
+        live &= ~engine.done
+    return totals
+
+
+__all__ = [
+    "BATCHED_IDS",
+    "BatchedVecEnv",
+    "BatchedVectorEnv",
+    "make_engine",
+    "make_vector_env",
+    "play_games",
+]

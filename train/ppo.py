@@ -35,6 +35,7 @@ import envs  # noqa: F401  (registers the ids)
 from agents import Agent, make_agent
 from agents.ppo import PPOAgent, normalizer_path
 from envs.cli import add_rule_argument, rule_options
+from envs.vector import BATCHED_IDS, BatchedVecEnv, play_games
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DIR = ROOT / "configs"
@@ -68,6 +69,9 @@ class RunConfig:
     seed: int = 0
     n_envs: int = 4  # parallel envs feeding PPO
     vec_env: str = "dummy"  # "dummy" (one process) or "subproc" (one process per env)
+    # "batched": one numpy engine steps all n_envs games (envs.vector; the scorecard ids);
+    # "scalar": one Gymnasium env per game under vec_env; "auto": batched where it exists
+    engine: str = "auto"
     torch_threads: int = 1  # small MLPs on 2 cores: more threads only add contention
     normalize_obs: bool = False  # scale observations by running mean/std (VecNormalize)
     total_timesteps: int = 100_000
@@ -142,12 +146,18 @@ def ppo_arguments(ppo: dict[str, Any]) -> dict[str, Any]:
     """Check the ``ppo:`` keys against MaskablePPO's constructor and turn YAML into objects."""
     from sb3_contrib import MaskablePPO
 
-    allowed = set(inspect.signature(MaskablePPO.__init__).parameters) - {"self", "env", "policy"}
+    allowed = set(inspect.signature(MaskablePPO.__init__).parameters) - {"self", "env"}
     allowed -= {"tensorboard_log", "seed", "verbose", "_init_setup_model", "device"}
     unknown = sorted(set(ppo) - allowed)
     if unknown:
         raise ValueError(f"unknown key(s) {unknown} in ppo:; MaskablePPO takes {sorted(allowed)}")
     args = dict(ppo)
+    from agents.policies import POLICIES
+
+    policy = args.setdefault("policy", "MlpPolicy")
+    if policy not in POLICIES:
+        raise ValueError(f"ppo.policy {policy!r}: choose one of {sorted(POLICIES)}")
+    args["policy"] = POLICIES[policy]
     for key in ("learning_rate", "clip_range", "clip_range_vf"):
         if isinstance(args.get(key), dict):
             args[key] = _schedule(args[key], f"ppo.{key}")
@@ -199,6 +209,10 @@ def load_config(
     run = _build(RunConfig, run_data, f"{path.name}: run")
     if run.vec_env not in ("dummy", "subproc"):
         raise ValueError(f"run.vec_env must be 'dummy' or 'subproc', got {run.vec_env!r}")
+    if run.engine not in ("auto", "batched", "scalar"):
+        raise ValueError(f"run.engine must be 'auto', 'batched' or 'scalar', got {run.engine!r}")
+    if run.engine == "batched" and env.id not in BATCHED_IDS:
+        raise ValueError(f"run.engine: no batched engine for {env.id}; batched: {BATCHED_IDS}")
     ppo = data.get("ppo") or {}
     ppo_arguments(ppo)  # validate now, before any work
     cfg = Config(path.stem, env, ppo, run)
@@ -225,6 +239,12 @@ def evaluate(
     if opponents is not None:
         kwargs["opponents"] = opponents
     kwargs.pop("reward_scale", None)  # report scores in points
+    if batched(cfg):  # every episode at once on the batched engine
+        totals = play_games(agent.act_batch, cfg.env.id, n_episodes, seed, **kwargs)
+        return {
+            "mean": float(totals.mean()),
+            "ci95": float(1.96 * totals.std(ddof=1) / np.sqrt(len(totals))),
+        }
     env = gym.make(cfg.env.id, **kwargs)
     totals = []
     agent.seed(seed)
@@ -264,6 +284,11 @@ def baselines(cfg: Config) -> list[str]:
 # -- training ------------------------------------------------------------------------------------
 
 
+def batched(cfg: Config) -> bool:
+    """Whether the run steps a batched engine (``run.engine``)."""
+    return cfg.run.engine == "batched" or (cfg.run.engine == "auto" and cfg.env.id in BATCHED_IDS)
+
+
 def make_vec_env(cfg: Config, n_envs: int, seed: int):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
@@ -278,8 +303,11 @@ def make_vec_env(cfg: Config, n_envs: int, seed: int):
             )
             for _ in range(kwargs.get("n_players", 3) - 1)
         ]
-    cls = SubprocVecEnv if cfg.run.vec_env == "subproc" and n_envs > 1 else DummyVecEnv
-    vec = cls([functools.partial(_monitored, cfg.env.id, kwargs) for _ in range(n_envs)])
+    if batched(cfg):
+        vec = BatchedVecEnv(cfg.env.id, n_envs, **kwargs)
+    else:
+        cls = SubprocVecEnv if cfg.run.vec_env == "subproc" and n_envs > 1 else DummyVecEnv
+        vec = cls([functools.partial(_monitored, cfg.env.id, kwargs) for _ in range(n_envs)])
     vec.seed(seed)
     if cfg.run.normalize_obs:
         from stable_baselines3.common.vec_env import VecNormalize
@@ -385,8 +413,7 @@ def main(argv: list[str] | None = None) -> Path:
         print(f"resuming {run_dir} from {last.name} ({model.num_timesteps} steps)")
     else:
         model = MaskablePPO(
-            "MlpPolicy",
-            vec,
+            env=vec,
             seed=cfg.run.seed,
             device="cpu",
             verbose=0,

@@ -158,8 +158,9 @@ class BatchedScorecard:
         self.dice[which] = np.sort(chance[which], axis=1)
         self._cache.clear()
 
-    def check_actions(self, actions) -> np.ndarray:
-        """``actions`` as an int array of shape (n,), or a ValueError naming the first bad game."""
+    def check_actions(self, actions, which: np.ndarray | None = None) -> np.ndarray:
+        """``actions`` as an int array of shape (n,), or a ValueError naming the first bad game
+        (only the games ``which`` are checked, default all)."""
         a = np.asarray(actions)
         if a.shape != (self.n,) or not (np.issubdtype(a.dtype, np.integer) and a.dtype != bool):
             raise ValueError(
@@ -169,6 +170,8 @@ class BatchedScorecard:
         mask = self.action_masks()
         inside = (a >= 0) & (a < self.n_actions)
         legal = inside & mask[np.arange(self.n), np.clip(a, 0, self.n_actions - 1)]
+        if which is not None:
+            legal |= ~np.asarray(which, dtype=bool)
         if not legal.all():
             g = int(np.flatnonzero(~legal)[0])
             raise ValueError(
@@ -183,15 +186,24 @@ class BatchedScorecard:
         Checks every action first: one illegal action raises and no game moves.
         A fill that leaves rows open starts the next turn with a roll of ``chance``.
         """
-        a = self.check_actions(actions)
+        return self.step_some(actions, None, chance)
+
+    def step_some(
+        self, actions, which: np.ndarray | None, chance: np.ndarray | None = None
+    ) -> np.ndarray:
+        """:meth:`step` for the games ``which`` (bool (n,)) only; the others do not move
+        and their actions are not read (e.g. finished games waiting for the rest)."""
+        a = self.check_actions(actions, which)
         chance = self._chance(chance)
-        reroll = a < N_REROLL_ACTIONS
+        if which is not None:
+            a = np.where(which, a, -1)
+        reroll = (a >= 0) & (a < N_REROLL_ACTIONS)
         points = np.zeros(self.n, dtype=np.int32)
         if reroll.any():
             bits = (a[reroll, None] & _BITS) != 0
             self.dice[reroll] = np.sort(np.where(bits, chance[reroll], self.dice[reroll]), axis=1)
             self.rolls_used[reroll] += 1
-        fill = ~reroll
+        fill = a >= N_REROLL_ACTIONS
         if fill.any():
             g = np.flatnonzero(fill)
             row = a[fill] - N_REROLL_ACTIONS
