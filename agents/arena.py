@@ -222,16 +222,16 @@ def _observation(setup: ArenaSetup) -> np.ndarray:
     rng = np.random.default_rng(0)
     rules = setup.rule_options
     if setup.scorecard:
+        from envs.obs.yahtzee import observe
         from envs.rules.scorecard import ScorecardGame
-        from envs.yahtzee import observe
 
         return observe(ScorecardGame(rng, _rule_set(setup.game), **rules))
     if setup.game == "card_poker":
-        from envs.card_poker import observe
+        from envs.obs.card_poker import observe
         from envs.rules.card_poker import CardPokerGame, CardPokerRules
 
         return observe(CardPokerGame(setup.players, rng, CardPokerRules(**rules)), 0)
-    from envs.dice_poker import observe
+    from envs.obs.dice_poker import observe
     from envs.rules.dice_poker import DicePokerGame, DicePokerRules
 
     n_dice = 6 if setup.game == "dice_poker6" else 5
@@ -303,7 +303,7 @@ def _empty(n_games: int, n_pos: int) -> Records:
 
 
 def _play_dice_poker(setup, agents, rng, orders) -> Records:
-    from envs.dice_poker import observe
+    from envs.obs.dice_poker import observe
     from envs.rules.dice_poker import DicePokerGame, DicePokerRules
 
     rules = DicePokerRules(n_dice=6 if setup.game == "dice_poker6" else 5, **setup.rule_options)
@@ -325,7 +325,7 @@ def _play_dice_poker(setup, agents, rng, orders) -> Records:
 
 
 def _play_card_poker(setup, agents, rng, orders) -> Records:
-    from envs.card_poker import observe
+    from envs.obs.card_poker import observe
     from envs.rules.card_poker import CardPokerGame, CardPokerRules
 
     rules = CardPokerRules(**setup.rule_options)
@@ -347,8 +347,8 @@ def _play_card_poker(setup, agents, rng, orders) -> Records:
 
 
 def _play_scorecard(setup, agents, rng, orders) -> Records:
+    from envs.obs.yahtzee import observe
     from envs.rules.scorecard import ScorecardGame
-    from envs.yahtzee import observe
 
     rule_set = _rule_set(setup.game)
     options = setup.rule_options

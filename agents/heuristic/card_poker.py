@@ -23,7 +23,7 @@ from functools import cache
 import numpy as np
 
 from agents.base import Agent, legal_actions
-from envs.card_poker import decode_observation
+from envs.obs.card_poker import decode_observation
 from envs.rules.card_poker import (
     FIRST_BID,
     HAND_SIZE,

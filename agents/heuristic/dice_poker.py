@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, legal_actions
-from envs.dice_poker import decode_observation
+from envs.obs.dice_poker import decode_observation
 from envs.rules.dice import face_counts, multisets, outcome_distribution
 from envs.rules.dice_poker import DicePokerRules
 

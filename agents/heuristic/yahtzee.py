@@ -15,7 +15,7 @@ How it plays one turn:
   over the rest of the turn (all 462 keeps, both re-rolls), so it aims at whatever row
   is worth most, the first-roll doubling of the russian card included.
 
-Everything comes from the observation (``envs.yahtzee.decode_observation``); the work
+Everything comes from the observation (``envs.obs.yahtzee.decode_observation``); the work
 per card state (about a millisecond) is cached for the turn.
 """
 
@@ -28,6 +28,7 @@ from functools import cache
 import numpy as np
 
 from agents.base import Agent, legal_actions
+from envs.obs.yahtzee import decode_observation
 from envs.rules.dice import FACES, multiset_probability, multisets
 from envs.rules.scorecard import (
     CLASSIC_ROWS,
@@ -41,7 +42,6 @@ from envs.rules.scorecard import (
     satisfies,
     score_row,
 )
-from envs.yahtzee import decode_observation
 
 DICE = multisets(5)
 DICE_INDEX = {d: i for i, d in enumerate(DICE)}

@@ -44,7 +44,7 @@ from functools import cache, lru_cache
 import numpy as np
 
 from agents.base import Agent, legal_actions
-from envs.dice_poker import decode_observation
+from envs.obs.dice_poker import decode_observation
 from envs.rules.dice import multisets, outcome_distribution
 from envs.rules.dice_hands import DiceHand, hand_names
 from envs.rules.dice_poker import DicePokerRules

@@ -15,7 +15,7 @@ loads in a fraction of a second.
 
 :class:`YahtzeeOptimal` (``make_agent("optimal", game="yahtzee" |
 "yahtzee_classic", **rules)``) plays from the observation alone: it reads the
-card state and the dice with ``envs.yahtzee.decode_observation`` and picks
+card state and the dice with ``envs.obs.yahtzee.decode_observation`` and picks
 the action of the optimal policy (ties: stop rather than re-roll, then the
 lowest keep index, then the lowest row).
 """
@@ -45,6 +45,7 @@ from agents.optimal._yahtzee_turn import (
     subkeeps,
     turn_policy_values,
 )
+from envs.obs.yahtzee import decode_observation
 from envs.rules.scorecard import (
     MAX_ROLLS,
     N_REROLL_ACTIONS,
@@ -508,8 +509,6 @@ class YahtzeeOptimal(Agent):
         self._plan: tuple | None = None
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        from envs.yahtzee import decode_observation  # envs import agents; import late
-
         f = decode_observation(observation, self.rules)
         key = (tuple(f["open_rows"].tolist()), int(f["upper_sum"]), bool(f["yahtzee_scored"]))
         if self._plan is None or self._plan[0] != key:  # a new turn: plan it once

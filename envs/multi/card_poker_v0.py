@@ -9,8 +9,9 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from envs.card_poker import obs_space, observe, render_game
+from envs.card_poker import render_game
 from envs.multi.table import MatchAEC
+from envs.obs.card_poker import obs_space, observe
 from envs.rules.card_poker import MAX_PLAYERS, MIN_PLAYERS, CardPokerMatch, CardPokerRules
 
 RULE_KWARGS = tuple(f.name for f in fields(CardPokerRules))
@@ -41,7 +42,7 @@ class raw_env(MatchAEC, EzPickle):
 
     ``{"observation": Box(float32), "action_mask": Box(int8)}``: the same
     vector as ``CardPokerEnv`` (see its docstring and
-    ``envs.card_poker.decode_observation``) from that agent's seat; the mask
+    ``envs.obs.card_poker.decode_observation``) from that agent's seat; the mask
     is all zeros when it is not that agent's turn.
 
     ## Rewards

@@ -9,8 +9,9 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from envs.dice_poker import obs_space, observe, render_game
+from envs.dice_poker import render_game
 from envs.multi.table import MatchAEC
+from envs.obs.dice_poker import obs_space, observe
 from envs.rules.dice_poker import DicePokerMatch, DicePokerRules
 
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
@@ -39,7 +40,7 @@ class raw_env(MatchAEC, EzPickle):
 
     ``{"observation": Box(float32), "action_mask": Box(int8)}``: the same
     vector as ``DicePokerEnv`` (see its docstring and
-    ``envs.dice_poker.decode_observation``) from that agent's seat; the own
+    ``envs.obs.dice_poker.decode_observation``) from that agent's seat; the own
     dice are zeros and the mask is all zeros when it is not that agent's turn.
 
     ## Rewards

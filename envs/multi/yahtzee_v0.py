@@ -8,8 +8,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from envs.multi.table import TableAEC
+from envs.obs.yahtzee import obs_space, observe
 from envs.rules.scorecard import N_REROLL_ACTIONS, OPTION_NAMES, ScorecardGame, make_rules
-from envs.yahtzee import obs_space, observe, render_card
+from envs.yahtzee import render_card
 
 REWARDS = ("settlement", "points")
 
@@ -41,7 +42,7 @@ class raw_env(TableAEC, EzPickle):
     ## Observation Space
 
     ``{"observation": Box(float32), "action_mask": Box(int8)}``. The vector is
-    ``YahtzeeEnv``'s (see its docstring and ``envs.yahtzee.decode_observation``
+    ``YahtzeeEnv``'s (see its docstring and ``envs.obs.yahtzee.decode_observation``
     with ``n_players``) for that agent's own card, followed by
     ``others_total``: the other players' totals in turn order after it. For
     a waiting agent the dice, face counts, rolls used, joker and fill points
