@@ -8,6 +8,7 @@ from dataclasses import fields
 import numpy as np
 
 from agents import Agent
+from envs import games
 from envs.obs.card_poker import (
     deck_size,
     decode_observation,
@@ -166,17 +167,11 @@ class CardPokerEnv(TableEnv):
         render_mode: str | None = None,
         **rules,
     ) -> None:
-        unknown = sorted(set(rules) - set(RULE_KWARGS))
-        if unknown:
-            raise TypeError(
-                f"unknown argument(s) {unknown} for CardPokerEnv; rule options are {RULE_KWARGS}"
-            )
-        self.rules = CardPokerRules(**rules)
+        self.rules = games.get("card_poker").make_rules(**rules)
         self._setup_table("card_poker", n_players, opponents, agent_seat, rules)
         if episode not in ("deal", "session"):
             raise ValueError(f"episode must be 'deal' or 'session', got {episode!r}")
-        if not isinstance(max_deals, int) or max_deals < 1:
-            raise ValueError(f"max_deals must be a whole number >= 1, got {max_deals!r}")
+        max_deals = games.check_whole("max_deals", max_deals, 1)
         self._check_render_mode(render_mode)
         self.episode = episode
         self.max_deals = max_deals

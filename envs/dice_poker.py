@@ -8,12 +8,15 @@ from dataclasses import fields
 import numpy as np
 
 from agents import Agent
+from envs import games
 from envs.obs.dice_poker import decode_observation, obs_fields, obs_size, obs_space, observe
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
 from envs.spaces import LegalDiscrete
 from envs.table import TableEnv
 
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
+# the registry's dice poker games by their number of dice
+_GAME_OF_DICE = {games.get(g).make_rules().n_dice: g for g in games.names_for(DicePokerRules)}
 
 
 def render_game(game: DicePokerGame, labels: dict[int, str]) -> str:
@@ -127,18 +130,12 @@ class DicePokerEnv(TableEnv):
         render_mode: str | None = None,
         **rules,
     ) -> None:
-        unknown = sorted(set(rules) - set(RULE_KWARGS))
-        if unknown:
-            raise TypeError(
-                f"unknown argument(s) {unknown} for DicePokerEnv; rule options are {RULE_KWARGS}"
-            )
-        self.rules = DicePokerRules(n_dice=n_dice, **rules)
-        game = "dice_poker" if n_dice == 5 else "dice_poker6"
+        game = _GAME_OF_DICE.get(n_dice) if type(n_dice) is int else None
+        if game is None:
+            raise ValueError(f"n_dice must be one of {sorted(_GAME_OF_DICE)}, got {n_dice!r}")
+        self.rules = games.get(game).make_rules(**rules)
         self._setup_table(game, n_players, opponents, agent_seat, rules)
-        if first_player != "roll" and first_player not in range(n_players):
-            raise ValueError(
-                f"first_player must be 'roll' or 0..{n_players - 1}, got {first_player!r}"
-            )
+        first_player = games.check_seat("first_player", first_player, n_players, "roll")
         if episode not in ("game", "circle"):
             raise ValueError(f"episode must be 'game' or 'circle', got {episode!r}")
         self._check_render_mode(render_mode)

@@ -28,6 +28,7 @@ from functools import cache
 import numpy as np
 
 from agents.base import Agent, legal_actions
+from envs import games
 from envs.obs.yahtzee import decode_observation
 from envs.rules.dice import FACES, multiset_probability, multisets
 from envs.rules.scorecard import (
@@ -38,7 +39,6 @@ from envs.rules.scorecard import (
     UPPER_BONUS_AT,
     Scorecard,
     ScorecardRules,
-    make_rules,
     satisfies,
     score_row,
 )
@@ -128,13 +128,7 @@ class YahtzeeHeuristic(Agent):
 
     def __init__(self, game: str = "yahtzee", **rules) -> None:
         super().__init__()
-        wanted = {"yahtzee": "russian", "yahtzee_classic": "classic"}.get(game)
-        if wanted is None:
-            raise ValueError(f"YahtzeeHeuristic plays yahtzee or yahtzee_classic, not {game!r}")
-        named = rules.pop("rules", wanted)
-        if named != wanted:
-            raise ValueError(f"game {game!r} plays rules={wanted!r}, got rules={named!r}")
-        self.rules = make_rules(wanted, **rules)
+        self.rules = games.scorecard_rules_for(game, "YahtzeeHeuristic", **rules)
         self.rows = self.rules.rows
         self.n_rows = len(self.rows)
         self.russian = self.rules.rules == "russian"

@@ -45,6 +45,7 @@ from agents.optimal._yahtzee_turn import (
     subkeeps,
     turn_policy_values,
 )
+from envs import games
 from envs.obs.yahtzee import decode_observation
 from envs.rules.scorecard import (
     MAX_ROLLS,
@@ -58,9 +59,6 @@ from envs.rules.scorecard import (
 )
 
 CACHE_VERSION = 1  # bump whenever the solver or the file layout changes
-
-GAME_RULES = {"yahtzee": "russian", "yahtzee_classic": "classic"}
-
 
 # -- keeps as env actions ---------------------------------------------------------------
 
@@ -499,12 +497,7 @@ class YahtzeeOptimal(Agent):
 
     def __init__(self, game: str = "yahtzee", **rules) -> None:
         super().__init__()
-        if game not in GAME_RULES:
-            raise ValueError(f"YahtzeeOptimal plays {sorted(GAME_RULES)}, not {game!r}")
-        rule_set = rules.pop("rules", GAME_RULES[game])
-        if rule_set != GAME_RULES[game]:
-            raise ValueError(f"game {game!r} is played with rules={GAME_RULES[game]!r}")
-        self.rules = make_rules(rule_set, **rules)
+        self.rules = games.scorecard_rules_for(game, "YahtzeeOptimal", **rules)
         self.solution = solve(self.rules)
         self._plan: tuple | None = None
 

@@ -7,6 +7,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from envs import games
 from envs.multi.table import TableAEC
 from envs.obs.yahtzee import obs_space, observe
 from envs.rules.scorecard import N_REROLL_ACTIONS, OPTION_NAMES, ScorecardGame, make_rules
@@ -93,8 +94,7 @@ class raw_env(TableAEC, EzPickle):
         if unknown:
             raise TypeError(f"unknown argument(s) {unknown}; rule options are {OPTION_NAMES}")
         self.rules = make_rules(rules, **options)
-        if isinstance(n_players, bool) or not isinstance(n_players, int) or n_players < 2:
-            raise ValueError(f"n_players must be an int >= 2, got {n_players!r}")
+        n_players = games.check_whole("n_players", n_players, 2)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         if (
@@ -113,7 +113,7 @@ class raw_env(TableAEC, EzPickle):
         self.games: list[ScorecardGame] = []
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self._reset_table(seed)
+        self._reset_table(seed, options)
         # every card rolls from the table's one generator, in playing order
         self.games = [ScorecardGame(self._np_random, self.rules) for _ in self.possible_agents]
         self._seat = 0

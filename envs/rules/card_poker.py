@@ -82,6 +82,11 @@ class CardPokerRules:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        if self.stack < self.ante:
+            raise ValueError(
+                f"stack must be at least the ante ({self.ante}) so a deal can start, "
+                f"got stack={self.stack}"
+            )
         if self.max_bid < self.min_bid:
             raise ValueError(f"max_bid ({self.max_bid}) must be >= min_bid ({self.min_bid})")
         check_variant(**self.hand_variant)

@@ -37,9 +37,9 @@ class DicePokerRules:
     pyramid: str = "monotone"
 
     def __post_init__(self) -> None:
-        if self.n_dice not in (5, 6):
+        if type(self.n_dice) is not int or self.n_dice not in (5, 6):
             raise ValueError(f"n_dice must be 5 or 6, got {self.n_dice!r}")
-        if not isinstance(self.ante, int) or self.ante < 0:
+        if type(self.ante) is not int or self.ante < 0:  # not 1.0, not True
             raise ValueError(f"ante must be a whole number of chips >= 0, got {self.ante!r}")
         if not isinstance(self.lock_kept_dice, bool):
             raise ValueError(f"lock_kept_dice must be True or False, got {self.lock_kept_dice!r}")
