@@ -47,6 +47,7 @@ from agents.optimal._yahtzee_turn import (
 )
 from envs import games
 from envs.obs.yahtzee import decode_observation
+from envs.rules.dice import keep_to_reroll
 from envs.rules.scorecard import (
     MAX_ROLLS,
     N_REROLL_ACTIONS,
@@ -63,18 +64,6 @@ CACHE_VERSION = 1  # bump whenever the solver or the file layout changes
 # -- keeps as env actions ---------------------------------------------------------------
 
 
-def _reroll_mask(dice: tuple[int, ...], keep: tuple[int, ...]) -> int:
-    """Env re-roll action: bit i set = re-roll the i-th smallest die, keeping ``keep``."""
-    left = list(keep)
-    mask = 0
-    for i, d in enumerate(sorted(dice)):
-        if d in left:
-            left.remove(d)
-        else:
-            mask |= 1 << i
-    return mask
-
-
 def _proper_subkeeps() -> tuple[np.ndarray, np.ndarray]:
     """Per roll: the keep indices of its sub-multisets except itself (ascending, padded with
     ``N_KEEPS``) and the matching env re-roll actions."""
@@ -84,7 +73,7 @@ def _proper_subkeeps() -> tuple[np.ndarray, np.ndarray]:
     for i, d in enumerate(DICE):
         subs = [k for k in subkeeps(d) if k != FULL_KEEP[i]]
         keeps[i, : len(subs)] = subs
-        masks[i, : len(subs)] = [_reroll_mask(d, KEEPS[k]) for k in subs]
+        masks[i, : len(subs)] = [keep_to_reroll(d, KEEPS[k]) for k in subs]
     return keeps, masks
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from envs.rules.dice import roll
 from envs.rules.dice_hands import HAND_OPTIONS, DiceHand, check_variant, rank_dice
+from envs.rules.seats import turn_order, winner_takes_pot
 
 MAX_ROLLS = 3
 
@@ -83,11 +84,6 @@ def roll_for_first(n_players: int, rng: np.random.Generator) -> tuple[int, list[
         contenders = [s for s, f in faces.items() if f == top]
         if len(contenders) == 1:
             return contenders[0], rounds
-
-
-def turn_order(first: int, n_players: int) -> list[int]:
-    """Seats in playing order, passing to the left (increasing seat numbers)."""
-    return [(first + i) % n_players for i in range(n_players)]
 
 
 class DicePokerGame:
@@ -168,7 +164,7 @@ class DicePokerGame:
         if not self.done:
             raise RuntimeError("the game is not finished; payoffs are not known yet")
         ante = self.rules.ante
-        return {s: (self.pot - ante if s == self.winner else -ante) for s in self.order}
+        return {s: winner_takes_pot(self.pot, ante, s == self.winner) for s in self.order}
 
     def copy(self) -> DicePokerGame:
         new = object.__new__(DicePokerGame)
