@@ -55,6 +55,7 @@ import numpy as np
 
 from agents import Agent, make_agent
 from envs import games
+from envs.rules.scorecard_match import settle
 
 
 def __getattr__(name: str):
@@ -453,8 +454,8 @@ class ArenaResult:
 
     def agent_settlements(self) -> np.ndarray:
         """Scorecard games at a table: total minus the table's mean total."""
-        v = self.records.value
-        return self._per_agent(v - v.mean(axis=1, keepdims=True))
+        totals = self.records.value.astype(np.int64)  # scorecard totals are whole points
+        return self._per_agent(settle(totals))  # each game's sum exactly zero
 
     def agent_wins(self) -> np.ndarray:
         return self._per_agent(self.records.win)
