@@ -21,6 +21,7 @@ An engine is any object with ``n``, ``n_actions``, ``reset(which=None)``,
 from __future__ import annotations
 
 import time
+from importlib import import_module
 from typing import Any
 
 import gymnasium as gym
@@ -29,30 +30,35 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from stable_baselines3.common.vec_env import VecEnv
 
-from envs.batched.scorecard import BatchedScorecard
-from envs.rules.scorecard import OPTION_NAMES as SCORECARD_OPTIONS
+from envs import games
 from envs.spaces import LegalDiscrete
 
-_SCORECARD_IDS = {"Yahtzee-v0": "russian", "YahtzeeClassic-v0": "classic"}
-BATCHED_IDS = tuple(_SCORECARD_IDS)
+BATCHED_IDS = tuple(
+    games.get(name).gym_id for name in games.names() if games.get(name).batched_engine
+)
+_BATCH_TABLE = ("reward_scale", "render_mode")  # table options a batched engine takes
 
 
 def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
     """``(engine, single observation space, reward_scale)`` of a registered id."""
-    if env_id not in _SCORECARD_IDS:
-        raise ValueError(f"no batched engine for {env_id!r}; batched ids: {list(BATCHED_IDS)}")
-    from envs.yahtzee import obs_space  # the scalar env's layout: the same observation
-
-    options = dict(options)
-    reward_scale = options.pop("reward_scale", 1.0)
-    options.pop("render_mode", None)
-    rules = options.pop("rules", _SCORECARD_IDS[env_id])
-    unknown = sorted(set(options) - set(SCORECARD_OPTIONS))
-    if unknown:
+    game = games.by_gym_id(env_id)
+    if not game.batched_engine:
+        ids = [games.get(n).gym_id for n in games.names() if games.get(n).batched_engine]
+        raise ValueError(f"no batched engine for {env_id!r}; batched ids: {ids}")
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
+        raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+    options = {**game.gym_kwargs, **options}
+    for key, fixed in game.gym_kwargs.items():  # e.g. rules="classic" of the id itself
+        if options.pop(key) != fixed:
+            raise ValueError(f"{env_id} is played with {key}={fixed!r}")
+    rule_options, table = game.split_options(options)
+    wrong = sorted(set(table) - set(_BATCH_TABLE))
+    if wrong:
         raise TypeError(
-            f"unknown option(s) {unknown} for {env_id}; options are "
-            f"{['reward_scale', *SCORECARD_OPTIONS]}"
+            f"option(s) {wrong} do not apply to the batched {env_id}; it takes the rule "
+            f"options {list(game.rule_options)} and {list(_BATCH_TABLE)}"
         )
+    reward_scale = table.get("reward_scale", 1.0)
     if (
         isinstance(reward_scale, bool)
         or not isinstance(reward_scale, int | float)
@@ -60,8 +66,10 @@ def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
         or reward_scale <= 0
     ):
         raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
-    engine = BatchedScorecard(num_envs, rules, seed=seed, **options)
-    return engine, obs_space(engine.rules), float(reward_scale)
+    rules = game.make_rules(**rule_options)
+    module, cls = game.batched_engine.split(":")
+    engine = getattr(import_module(module), cls)(int(num_envs), rules, seed=seed)
+    return engine, game.layout(rules, 1).box(), float(reward_scale)
 
 
 class _Episodes:
@@ -134,25 +142,6 @@ class BatchedVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         return self.engine.action_masks()
-
-
-def make_vector_env(env_id: str):
-    """The ``vector_entry_point`` of a registered id (``gym.make_vec`` calls it)."""
-
-    def entry(num_envs: int = 1, **options: Any) -> BatchedVectorEnv:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-        return BatchedVectorEnv(env_id, num_envs, **options)
-
-    return entry
-
-
-def yahtzee_vector(num_envs: int = 1, **options: Any) -> BatchedVectorEnv:
-    return make_vector_env("Yahtzee-v0")(num_envs, **options)
-
-
-def yahtzee_classic_vector(num_envs: int = 1, **options: Any) -> BatchedVectorEnv:
-    return make_vector_env("YahtzeeClassic-v0")(num_envs, **options)
 
 
 class BatchedVecEnv(VecEnv):
@@ -255,6 +244,5 @@ __all__ = [
     "BatchedVecEnv",
     "BatchedVectorEnv",
     "make_engine",
-    "make_vector_env",
     "play_games",
 ]

@@ -34,20 +34,17 @@ import yaml
 import envs  # noqa: F401  (registers the ids)
 from agents import Agent, make_agent
 from agents.ppo import PPOAgent, normalizer_path
+from envs import games
 from envs.cli import add_rule_argument, rule_options
 from envs.vector import BATCHED_IDS, BatchedVecEnv, play_games
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DIR = ROOT / "configs"
 
-# env id -> (game name for make_agent, what an evaluation reports)
-GAMES = {
-    "DicePoker-v0": ("dice_poker", "chips"),
-    "DicePoker6-v0": ("dice_poker6", "chips"),
-    "CardPoker-v0": ("card_poker", "chips"),
-    "Yahtzee-v0": ("yahtzee", "score"),
-    "YahtzeeClassic-v0": ("yahtzee_classic", "score"),
-}
+
+def _chips(cfg: Config) -> bool:
+    """The game is scored in chips (else in points); the registry says which."""
+    return games.by_gym_id(cfg.env.id).result == "chips"
 
 
 @dataclass
@@ -93,7 +90,7 @@ class Config:
 
     @property
     def game(self) -> str:
-        return GAMES[self.env.id][0]
+        return games.by_gym_id(self.env.id).name
 
     @property
     def run_name(self) -> str:
@@ -202,8 +199,10 @@ def load_config(
         raise ValueError(f"unknown section(s) {unknown} in {path}; allowed: env, ppo, run")
     env = _build(EnvConfig, data.get("env"), f"{path.name}: env")
     env.kwargs = {**env.kwargs, **(env_kwargs or {})}
-    if env.id not in GAMES:
-        raise ValueError(f"{path.name}: env.id {env.id!r} is not one of {sorted(GAMES)}")
+    try:
+        games.by_gym_id(env.id)
+    except ValueError as err:
+        raise ValueError(f"{path.name}: {err}") from None
     run_data = dict(data.get("run") or {})
     run_data.update({k: v for k, v in (overrides or {}).items() if v is not None})
     run = _build(RunConfig, run_data, f"{path.name}: run")
@@ -261,7 +260,7 @@ def evaluate(
         "mean": float(totals.mean()),
         "ci95": float(1.96 * totals.std(ddof=1) / np.sqrt(len(totals))),
     }
-    if GAMES[cfg.env.id][1] == "chips":
+    if _chips(cfg):
         out["win_rate"] = float((totals > 0).mean())
     return out
 
@@ -270,15 +269,13 @@ def optimal_score(cfg: Config) -> float:
     """The exact optimal expected score of a scorecard game (solved once, then cached)."""
     from agents.optimal.yahtzee import solve
 
-    rules = dict(cfg.env.kwargs)
-    rules.pop("reward_scale", None)
-    rules.setdefault("rules", "classic" if cfg.game == "yahtzee_classic" else "russian")
-    return solve(**rules).expected_score
+    rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
+    return solve(games.get(cfg.game).make_rules(**rules)).expected_score
 
 
 def baselines(cfg: Config) -> list[str]:
     """The opponents a poker model is measured against (none for the scorecard games)."""
-    return list(cfg.run.eval_opponents) if GAMES[cfg.env.id][1] == "chips" else []
+    return list(cfg.run.eval_opponents) if _chips(cfg) else []
 
 
 # -- training ------------------------------------------------------------------------------------
@@ -295,7 +292,7 @@ def make_vec_env(cfg: Config, n_envs: int, seed: int):
     kwargs = dict(cfg.env.kwargs)
     if cfg.run.self_play.enabled:
         sp = cfg.run.self_play
-        rules = {k: v for k, v in kwargs.items() if k not in ENV_ONLY_KWARGS}
+        rules, _ = games.get(cfg.game).split_options(kwargs)
         fixed = kwargs.get("opponents", "heuristic")
         kwargs["opponents"] = [
             SnapshotPool(
@@ -320,19 +317,6 @@ def _monitored(env_id: str, kwargs: dict[str, Any]) -> gym.Env:
     from stable_baselines3.common.monitor import Monitor
 
     return Monitor(gym.make(env_id, **kwargs))
-
-
-# Env keywords that are not rules of the game (agents take only rules).
-ENV_ONLY_KWARGS = {
-    "n_players",
-    "opponents",
-    "agent_seat",
-    "first_player",
-    "episode",
-    "render_mode",
-    "reward_scale",
-    "max_deals",
-}
 
 
 class SnapshotPool(Agent):
@@ -420,7 +404,7 @@ def main(argv: list[str] | None = None) -> Path:
             tensorboard_log=str(run_dir / "tb"),
             **ppo_arguments(cfg.ppo),
         )
-    best_known = optimal_score(cfg) if GAMES[cfg.env.id][1] == "score" else None
+    best_known = None if _chips(cfg) else optimal_score(cfg)
     metrics_path = run_dir / "metrics.csv"
     started = time.perf_counter()
     wall_before = _last_wall(metrics_path) if args.resume else 0.0
@@ -479,7 +463,7 @@ def main(argv: list[str] | None = None) -> Path:
     vec.close()
     plot_curve(metrics_path, run_dir / "curve.png", cfg, best_known)
     # The heuristic player in the learner's place, on the same episodes: the yardstick.
-    rules = {k: v for k, v in cfg.env.kwargs.items() if k not in ENV_ONLY_KWARGS}
+    rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
     heuristic = make_agent("heuristic", cfg.game, **rules)
     reference = measure(heuristic, cfg, cfg.run.final_eval_episodes, best_known)
     (run_dir / "final.json").write_text(
@@ -503,7 +487,7 @@ def measure(
     Every agent measured in a run plays the same episodes (same seeds).
     """
     seed = 10_000_000 + cfg.run.seed
-    if GAMES[cfg.env.id][1] == "score":
+    if not _chips(cfg):
         res = evaluate(agent, cfg, n_episodes, seed)
         row = {"score": res["mean"], "score_ci95": res["ci95"]}
         if best_known:

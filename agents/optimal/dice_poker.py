@@ -44,12 +44,11 @@ from functools import cache, lru_cache
 import numpy as np
 
 from agents.base import Agent, legal_actions
-from envs.dice_poker import decode_observation
+from envs import games
+from envs.obs.dice_poker import decode_observation
 from envs.rules.dice import multisets, outcome_distribution
 from envs.rules.dice_hands import DiceHand, hand_names
 from envs.rules.dice_poker import DicePokerRules
-
-GAME_DICE = {"dice_poker": 5, "dice_poker6": 6}
 
 # The play-off fixed point stops when no seat's value moves by more than this.
 _FIXED_POINT_TOL = 1e-14
@@ -502,12 +501,10 @@ class DicePokerOptimal(Agent):
 
     def __init__(self, game: str = "dice_poker", **rules) -> None:
         super().__init__()
-        n_dice = GAME_DICE.get(game)
-        if n_dice is None:
-            raise ValueError(f"DicePokerOptimal plays {sorted(GAME_DICE)}, not {game!r}")
-        self.rules = _rules(n_dice, rules)
+        table = games.rules_for(game, DicePokerRules, "DicePokerOptimal", **rules)
+        self.rules = replace(table, ante=1)  # chips scale with the ante; the play does not
         self.keys = hand_keys(self.rules)
-        self.shape = turn_shape(n_dice, self.rules.lock_kept_dice)
+        self.shape = turn_shape(self.rules.n_dice, self.rules.lock_kept_dice)
 
     def policy(self, round_players: int, position: int, best: int | None, count: int):
         """The turn policy of ``position`` in a round of ``round_players``."""

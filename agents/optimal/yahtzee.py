@@ -15,7 +15,7 @@ loads in a fraction of a second.
 
 :class:`YahtzeeOptimal` (``make_agent("optimal", game="yahtzee" |
 "yahtzee_classic", **rules)``) plays from the observation alone: it reads the
-card state and the dice with ``envs.yahtzee.decode_observation`` and picks
+card state and the dice with ``envs.obs.yahtzee.decode_observation`` and picks
 the action of the optimal policy (ties: stop rather than re-roll, then the
 lowest keep index, then the lowest row).
 """
@@ -46,6 +46,9 @@ from agents.optimal._yahtzee_turn import (
     subkeeps,
     turn_policy_values,
 )
+from envs import games
+from envs.obs.yahtzee import decode_observation
+from envs.rules.dice import keep_to_reroll
 from envs.rules.scorecard import (
     MAX_ROLLS,
     N_REROLL_ACTIONS,
@@ -59,22 +62,7 @@ from envs.rules.scorecard import (
 
 CACHE_VERSION = 1  # bump whenever the solver or the file layout changes
 
-GAME_RULES = {"yahtzee": "russian", "yahtzee_classic": "classic"}
-
-
 # -- keeps as env actions ---------------------------------------------------------------
-
-
-def _reroll_mask(dice: tuple[int, ...], keep: tuple[int, ...]) -> int:
-    """Env re-roll action: bit i set = re-roll the i-th smallest die, keeping ``keep``."""
-    left = list(keep)
-    mask = 0
-    for i, d in enumerate(sorted(dice)):
-        if d in left:
-            left.remove(d)
-        else:
-            mask |= 1 << i
-    return mask
 
 
 def _proper_subkeeps() -> tuple[np.ndarray, np.ndarray]:
@@ -86,7 +74,7 @@ def _proper_subkeeps() -> tuple[np.ndarray, np.ndarray]:
     for i, d in enumerate(DICE):
         subs = [k for k in subkeeps(d) if k != FULL_KEEP[i]]
         keeps[i, : len(subs)] = subs
-        masks[i, : len(subs)] = [_reroll_mask(d, KEEPS[k]) for k in subs]
+        masks[i, : len(subs)] = [keep_to_reroll(d, KEEPS[k]) for k in subs]
     return keeps, masks
 
 
@@ -505,7 +493,7 @@ def action_values(
     best value is the solved value of the position, and :class:`YahtzeeOptimal` plays an
     action that attains it.
     """
-    from envs.yahtzee import decode_observation  # envs import agents; import late
+    from envs.obs.yahtzee import decode_observation  # envs import agents; import late
 
     f = decode_observation(observation, solution.rules)
     model = solution.model
@@ -543,12 +531,7 @@ class YahtzeeOptimal(Agent):
 
     def __init__(self, game: str = "yahtzee", **rules) -> None:
         super().__init__()
-        if game not in GAME_RULES:
-            raise ValueError(f"YahtzeeOptimal plays {sorted(GAME_RULES)}, not {game!r}")
-        rule_set = rules.pop("rules", GAME_RULES[game])
-        if rule_set != GAME_RULES[game]:
-            raise ValueError(f"game {game!r} is played with rules={GAME_RULES[game]!r}")
-        self.rules = make_rules(rule_set, **rules)
+        self.rules = games.scorecard_rules_for(game, "YahtzeeOptimal", **rules)
         self.solution = solve(self.rules)
         self._plan: tuple | None = None
 
@@ -557,8 +540,6 @@ class YahtzeeOptimal(Agent):
         return action_values(self.solution, observation, action_mask)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        from envs.yahtzee import decode_observation  # envs import agents; import late
-
         f = decode_observation(observation, self.rules)
         key = (tuple(f["open_rows"].tolist()), int(f["upper_sum"]), bool(f["yahtzee_scored"]))
         if self._plan is None or self._plan[0] != key:  # a new turn: plan it once

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.obs.yahtzee import layout as obs_layout
 from envs.rules.scorecard import (
     MAX_ROLLS,
     N_DICE,
@@ -61,6 +62,7 @@ class BatchedScorecard:
         self.n_rows = len(self.rows)
         self.n_actions = N_REROLL_ACTIONS + self.n_rows
         self.tables = score_tables(self.rules)
+        self.layout = obs_layout(self.rules, 1)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         n, r = self.n, self.n_rows
         self.dice = np.ones((n, N_DICE), dtype=np.int8)
@@ -226,26 +228,26 @@ class BatchedScorecard:
 
     # -- observation ------------------------------------------------------------------------
     def observe(self) -> np.ndarray:
-        """``(n, 2*rows + 18)`` float32: each game's observation, exactly ``envs.yahtzee``'s."""
-        n, r = self.n, self.n_rows
+        """``(n, D)`` float32: each game's observation, through the scalar env's own layout
+        (``envs.obs.yahtzee``)."""
         d = self.dice.astype(np.int64)
-        counts = (d[:, :, None] == np.arange(1, 7)).sum(axis=1)
         classic = self.rules.rules == "classic"
         yahtzee = self.tables.yahtzee[self.dice_index()]
-        joker = classic & yahtzee & ~self.open_[:, self.rows.index("yahtzee")] if classic else 0
-        obs = np.empty((n, 2 * r + 18), dtype=np.float32)
-        obs[:, 0:6] = counts
-        obs[:, 6:11] = d
-        obs[:, 11] = self.rolls_used
-        obs[:, 12 : 12 + r] = self.open_
-        obs[:, 12 + r] = self.stage
-        obs[:, 13 + r] = self.upper_sum
-        obs[:, 14 + r] = self.bonus
-        obs[:, 15 + r] = self.yahtzee_scored
-        obs[:, 16 + r] = joker
-        obs[:, 17 + r] = self.total
-        obs[:, 18 + r :] = self.fill_points()
-        return obs
+        return self.layout.encode(
+            face_counts=(d[:, :, None] == np.arange(1, 7)).sum(axis=1),
+            dice=d,
+            rolls_used=self.rolls_used,
+            open_rows=self.open_,
+            stage=self.stage,
+            upper_sum=self.upper_sum,
+            bonus=self.bonus,
+            yahtzee_scored=self.yahtzee_scored,
+            joker=yahtzee & ~self.open_[:, self.rows.index("yahtzee")]
+            if classic
+            else np.zeros(self.n, dtype=bool),
+            total=self.total,
+            fill_points=self.fill_points(),
+        )
 
 
 __all__ = ["BatchedScorecard"]
