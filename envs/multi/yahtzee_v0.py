@@ -118,6 +118,9 @@ class raw_env(TableAEC, EzPickle):
         self._seat = 0
         self.agent_selection = self.possible_agents[0]
 
+    def _legal_actions(self) -> list[int]:
+        return self.games[self._seat].legal_actions() if self.games else []
+
     @property
     def done(self) -> bool:
         return bool(self.games) and all(g.done for g in self.games)
@@ -141,12 +144,13 @@ class raw_env(TableAEC, EzPickle):
             self._was_dead_step(action)
             return
         game = self.games[self._seat]
+        action = self._action(action)
         points = game.step(action)  # raises on an illegal action, changing nothing
         self._cumulative_rewards[agent] = 0
         self.rewards = dict.fromkeys(self.agents, 0)
         if self.reward == "points":
             self.rewards[agent] = points * self.reward_scale
-        if int(action) >= N_REROLL_ACTIONS:  # a fill ends the turn
+        if action >= N_REROLL_ACTIONS:  # a fill ends the turn
             self._seat = (self._seat + 1) % self.n_players
         if self.done:
             totals = self.totals()
