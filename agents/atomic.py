@@ -46,6 +46,15 @@ def remove_stale_temps(path: Path) -> list[Path]:
     return removed
 
 
+def sweep_stale_temps(folder: Path) -> list[Path]:
+    """Delete every temporary file in ``folder`` whose writer is gone; returns them."""
+    removed = []
+    for tmp in Path(folder).glob(".*.*.tmp"):
+        target = tmp.name[1:].rsplit(".", 2)[0]
+        removed += remove_stale_temps(tmp.with_name(target))
+    return removed
+
+
 def fsync_dir(folder: Path) -> None:
     """Make a rename in ``folder`` durable (where the platform allows)."""
     with contextlib.suppress(OSError):

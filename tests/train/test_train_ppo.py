@@ -93,7 +93,7 @@ def test_resume_without_checkpoint_is_an_error(tmp_path):
             r"unknown key\(s\) \['learning_rat'\] in ppo",
         ),
         (lambda d: d["run"].update(total_steps=5), r"unknown key\(s\) \['total_steps'\] in .*run"),
-        (lambda d: d["run"].update(n_envs="four"), "run.n_envs must be int, got 'four'"),
+        (lambda d: d["run"].update(n_envs="four"), "run.n_envs must be a whole number, got 'four'"),
         (lambda d: d["run"].update(vec_env="threads"), "vec_env must be 'dummy' or 'subproc'"),
         (lambda d: d["run"].update(self_play={"size": 3}), r"unknown key\(s\) \['size'\]"),
         (lambda d: d["ppo"].update(learning_rate={"cosine": [1, 0]}), "ppo.learning_rate"),
@@ -107,7 +107,7 @@ def test_resume_without_checkpoint_is_an_error(tmp_path):
         ),
         (
             lambda d: d["ppo"]["policy_kwargs"].update(activation_fn="gelu2"),
-            "activation_fn 'gelu2'",
+            "activation_fn must be one of .*got 'gelu2'",
         ),
     ],
 )
@@ -228,3 +228,151 @@ def test_normalized_observations_travel_with_the_model(tmp_path):
     stats.write_bytes(b"garbage")
     with pytest.raises(ValueError, match="observation statistics"):
         make_agent(f"ppo:{run_dir / 'model.zip'}", game="dice_poker")
+
+
+# -- every bad config is one line, exit status 2, before anything is created ---------------------
+
+
+def _set(*keys_and_value):
+    """An edit of the config data: ``_set("ppo", "n_steps", "abc")``."""
+    *keys, last, value = keys_and_value
+
+    def edit(d):
+        for k in keys:
+            d = d.setdefault(k, {})
+        d[last] = value
+
+    return edit
+
+
+def _drop(*keys):
+    def edit(d):
+        for k in keys[:-1]:
+            d = d[k]
+        del d[keys[-1]]
+
+    return edit
+
+
+NOT_YAML = "env: {id: DicePoker-v0\nppo: {}\n"
+BAD_CONFIGS = [
+    # (name, YAML text or an edit of the quickstart data, extra argv, what the line must name)
+    ("yaml_unclosed_brace", NOT_YAML, [], ["not valid YAML", "line"]),
+    ("yaml_unclosed_list", "env:\n  id: [DicePoker-v0\n", [], ["not valid YAML"]),
+    ("yaml_tab_indent", "env:\n\tid: DicePoker-v0\n", [], ["not valid YAML"]),
+    ("yaml_top_level_list", "- env\n- ppo\n", [], ["a config is a mapping", "['env', 'ppo']"]),
+    ("yaml_scalar", "hello\n", [], ["a config is a mapping", "'hello'"]),
+    ("unknown_section", _set("trainer", "x", 1), [], ["trainer"]),
+    ("env_missing", _drop("env"), [], ["env: is missing"]),
+    ("env_without_id", _drop("env", "id"), [], ["env.id is missing"]),
+    ("env_not_mapping", _set("env", "DicePoker-v0"), [], ["env must be a mapping", "DicePoker"]),
+    ("env_id_unknown", _set("env", "id", "Chess-v0"), [], ["env.id", "Chess-v0"]),
+    ("env_id_number", _set("env", "id", 5), [], ["env.id", "5"]),
+    ("env_kwargs_list", _set("env", "kwargs", [1]), [], ["env.kwargs", "[1]"]),
+    ("env_kwarg_unknown", _set("env", "kwargs", "n_player", 3), [], ["env.kwargs", "n_player"]),
+    ("env_kwarg_bad_value", _set("env", "kwargs", "n_players", 9), [], ["n_players", "9"]),
+    ("env_kwarg_bad_opponent", _set("env", "kwargs", "opponents", "genius"), [], ["genius"]),
+    ("env_kwarg_bad_episode", _set("env", "kwargs", "episode", "match"), [], ["episode", "match"]),
+    ("ppo_not_mapping", _set("ppo", [1]), [], ["ppo: must be a mapping", "[1]"]),
+    ("ppo_unknown_key", _set("ppo", "learning_rat", 0.1), [], ["learning_rat"]),
+    ("n_steps_abc", _set("ppo", "n_steps", "abc"), [], ["ppo.n_steps", "'abc'"]),
+    ("n_steps_zero", _set("ppo", "n_steps", 0), [], ["ppo.n_steps", "0"]),
+    ("n_steps_float", _set("ppo", "n_steps", 1.5), [], ["ppo.n_steps", "1.5"]),
+    ("learning_rate_fast", _set("ppo", "learning_rate", "fast"), [], ["learning_rate", "fast"]),
+    ("learning_rate_negative", _set("ppo", "learning_rate", -1), [], ["learning_rate", "-1"]),
+    ("learning_rate_bad_linear", _set("ppo", "learning_rate", {"linear": [1]}), [], ["linear"]),
+    ("learning_rate_cosine", _set("ppo", "learning_rate", {"cosine": [1, 0]}), [], ["cosine"]),
+    ("gamma_list", _set("ppo", "gamma", [1]), [], ["ppo.gamma", "[1]"]),
+    ("gamma_above_one", _set("ppo", "gamma", 1.5), [], ["ppo.gamma", "1.5"]),
+    ("gamma_nan", _set("ppo", "gamma", float("nan")), [], ["ppo.gamma", "nan"]),
+    ("net_arch_foo", _set("ppo", "policy_kwargs", "net_arch", "foo"), [], ["net_arch", "'foo'"]),
+    ("net_arch_negative", _set("ppo", "policy_kwargs", "net_arch", [64, -1]), [], ["-1"]),
+    ("net_arch_bad_head", _set("ppo", "policy_kwargs", "net_arch", {"q": [8]}), [], ["'q'"]),
+    ("activation_gelu", _set("ppo", "policy_kwargs", "activation_fn", "gelu2"), [], ["gelu2"]),
+    ("policy_kwargs_number", _set("ppo", "policy_kwargs", 5), [], ["policy_kwargs", "5"]),
+    ("policy_kwarg_unknown", _set("ppo", "policy_kwargs", "net_archh", [8]), [], ["net_archh"]),
+    ("batch_size_one", _set("ppo", "batch_size", 1), [], ["ppo.batch_size", "1"]),
+    ("batch_size_bool", _set("ppo", "batch_size", True), [], ["ppo.batch_size", "True"]),
+    ("n_epochs_zero", _set("ppo", "n_epochs", 0), [], ["ppo.n_epochs", "0"]),
+    ("ent_coef_negative", _set("ppo", "ent_coef", -0.1), [], ["ppo.ent_coef", "-0.1"]),
+    ("clip_range_zero", _set("ppo", "clip_range", 0), [], ["ppo.clip_range", "0"]),
+    ("target_kl_text", _set("ppo", "target_kl", "x"), [], ["ppo.target_kl", "'x'"]),
+    ("normalize_advantage_yes", _set("ppo", "normalize_advantage", "yes"), [], ["'yes'"]),
+    ("max_grad_norm_inf", _set("ppo", "max_grad_norm", float("inf")), [], ["max_grad_norm"]),
+    ("run_not_mapping", _set("run", [1]), [], ["run: must be a mapping", "[1]"]),
+    ("run_unknown_key", _set("run", "total_steps", 5), [], ["total_steps"]),
+    ("n_envs_zero_flag", None, ["--n-envs", "0"], ["run.n_envs", "0"]),
+    ("n_envs_text", _set("run", "n_envs", "four"), [], ["run.n_envs", "'four'"]),
+    ("eval_every_zero", _set("run", "eval_every", 0), [], ["run.eval_every", "0"]),
+    ("checkpoint_every_zero", _set("run", "checkpoint_every", 0), [], ["checkpoint_every", "0"]),
+    ("torch_threads_zero", _set("run", "torch_threads", 0), [], ["run.torch_threads", "0"]),
+    ("total_timesteps_negative", None, ["--total-timesteps", "-5"], ["total_timesteps", "-5"]),
+    ("total_timesteps_zero", _set("run", "total_timesteps", 0), [], ["total_timesteps", "0"]),
+    ("total_timesteps_float", _set("run", "total_timesteps", 1e6), [], ["total_timesteps"]),
+    ("seed_true", _set("run", "seed", True), [], ["run.seed", "True"]),
+    ("seed_negative_flag", None, ["--seed", "-1"], ["run.seed", "-1"]),
+    ("eval_episodes_zero", _set("run", "eval_episodes", 0), [], ["run.eval_episodes", "0"]),
+    ("eval_episodes_one", _set("run", "eval_episodes", 1), [], ["run.eval_episodes", "1"]),
+    ("final_eval_episodes_zero", _set("run", "final_eval_episodes", 0), [], ["final_eval"]),
+    ("eval_opponents_string", _set("run", "eval_opponents", "heuristic"), [], ["eval_opponents"]),
+    ("eval_opponents_empty", _set("run", "eval_opponents", []), [], ["eval_opponents"]),
+    ("eval_opponents_unknown", _set("run", "eval_opponents", ["genius"]), [], ["genius"]),
+    ("vec_env_threads", _set("run", "vec_env", "threads"), [], ["run.vec_env", "threads"]),
+    ("normalize_obs_yes", _set("run", "normalize_obs", "yes"), [], ["normalize_obs", "'yes'"]),
+    ("pool_size_zero", _set("run", "self_play", "pool_size", 0), [], ["pool_size", "0"]),
+    ("snapshot_every_zero", _set("run", "self_play", "snapshot_every", 0), [], ["snapshot"]),
+    ("heuristic_share_big", _set("run", "self_play", "heuristic_share", 1.5), [], ["1.5"]),
+    ("self_play_unknown_key", _set("run", "self_play", "size", 3), [], ["size"]),
+    ("out_is_a_file", None, ["--out", "{file}"], ["out_dir", "a_file"]),
+    ("out_under_a_file", None, ["--out", "{file}/runs"], ["out_dir", "a_file"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "argv", "names"),
+    [case[1:] for case in BAD_CONFIGS],
+    ids=[case[0] for case in BAD_CONFIGS],
+)
+def test_every_bad_config_is_one_line_and_exit_status_2(tmp_path, capsys, source, argv, names):
+    from train.ppo import cli
+
+    out = tmp_path / "runs"
+    (tmp_path / "a_file").write_text("not a folder\n")
+    if isinstance(source, str):
+        text = source
+    else:
+        data = yaml.safe_load(find_config("quickstart.yaml").read_text())
+        data["run"]["out_dir"] = str(out)
+        if source is not None:
+            source(data)
+        text = yaml.safe_dump(data)
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    argv = [a.format(file=tmp_path / "a_file") for a in argv]
+    with pytest.raises(SystemExit) as exit_info:
+        cli(["--config", str(path), "--no-progress", *argv])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("ppo.py: error: "), err
+    for name in names:
+        assert name in err, (name, err)
+    assert not out.exists()  # nothing was created
+    assert (tmp_path / "a_file").read_text() == "not a folder\n"
+
+
+def test_the_command_line_prints_one_line_and_exits_2(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    path = tmp_path / "bad.yaml"
+    path.write_text(NOT_YAML)
+    proc = subprocess.run(
+        [sys.executable, str(root / "train" / "ppo.py"), "--config", str(path)],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "PYTHONPATH": str(root)},
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "not valid YAML" in proc.stderr
