@@ -376,3 +376,187 @@ def test_the_command_line_prints_one_line_and_exits_2(tmp_path):
     )
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "not valid YAML" in proc.stderr
+
+
+# -- kills, damaged files and resume -----------------------------------------------------------
+
+
+KILL_CONFIG = {
+    "env": {"id": "DicePoker-v0", "kwargs": {"n_players": 3, "opponents": "heuristic"}},
+    "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "policy_kwargs": {"net_arch": [16]}},
+    "run": {
+        "seed": 0,
+        "n_envs": 2,
+        "total_timesteps": 3072,
+        "eval_every": 128,
+        "eval_episodes": 4,
+        "eval_opponents": ["random"],
+        "final_eval_episodes": 4,
+        "checkpoint_every": 128,
+        "normalize_obs": True,
+        "self_play": {"enabled": True, "snapshot_every": 128, "pool_size": 2},
+    },
+}
+
+
+def test_sigkill_at_random_moments_then_resume(tmp_path):
+    """Real runs killed with SIGKILL 12 times (at random delays, in the middle of writing a
+    file, right after a checkpoint), each time resumed: a resume starts from the newest
+    checkpoint on disk (only the steps since it are lost), no whole metrics row is ever
+    lost, no evaluation is missing at the end, and every file left is whole."""
+    import json
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    config = tmp_path / "kill.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {**KILL_CONFIG, "run": {**KILL_CONFIG["run"], "out_dir": str(tmp_path / "runs")}}
+        )
+    )
+    log = tmp_path / "log.json"
+    driver = root / "tests" / "train" / "kill_driver.py"
+    proc = subprocess.run(
+        [sys.executable, str(driver), str(config), "12", "7", str(log)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    events = json.loads(log.read_text())
+    run_dir = tmp_path / "runs" / "dice_poker__kill__0"
+
+    resumed = 0
+    for k, event in enumerate(events):
+        assert event["exit_code"] in (0, None), event["output"]  # killed or finished, never failed
+        assert "Traceback" not in event["output"], event["output"]
+        if event["resume"]:
+            if "resuming" in event["output"]:  # (a kill may come before it says so)
+                newest = event["before"]["checkpoints"][-1]
+                assert f"from {newest} " in event["output"], (newest, event["output"])
+                resumed += 1
+            if event["before"]:
+                # nothing whole is lost: the rows before this run lead the rows after it
+                before, after = event["before"]["metrics"], event["after"]["metrics"]
+                assert after[: len(before)] == before, (k, before, after)
+    assert sum(e["killed"] for e in events) >= 9 and resumed >= 5
+    assert {e["death"] for e in events if e["killed"]} >= {"timer", "mid_save", "after_checkpoint"}
+    last = events[-1]
+    assert last["exit_code"] == 0 and not last["killed"]
+
+    # the finished run: whole files, every evaluation, no temp file anywhere
+    assert not [p for p in run_dir.rglob("*.tmp")]
+    for zip_path in [
+        run_dir / "model.zip",
+        *run_dir.rglob("step_*.zip"),
+        *run_dir.rglob("snap_*.zip"),
+    ]:
+        with zipfile.ZipFile(zip_path) as z:
+            assert z.testzip() is None, zip_path
+    final = json.loads((run_dir / "final.json").read_text())
+    assert final["ppo"]["timesteps"] >= 3072
+    assert (run_dir / "curve.png").read_bytes()[:4] == b"\x89PNG"
+    steps = {int(r["timesteps"]) for r in rows(run_dir / "metrics.csv")}
+    assert set(range(0, 3072 + 1, 128)) <= steps, sorted(steps)
+    agent = make_agent(f"ppo:{run_dir / 'model.zip'}", game="dice_poker")
+    assert agent.normalizer is not None
+
+
+def test_resume_steps_back_over_a_truncated_checkpoint(tmp_path, capsys):
+    config = str(tiny_config(tmp_path))
+    run_dir = main(["--config", config, "--no-progress"])
+    (run_dir / "model.zip").unlink()
+    (run_dir / "final.json").unlink()
+    newest = run_dir / "checkpoints" / "step_512.zip"
+    newest.write_bytes(newest.read_bytes()[:5000])  # what a kill during a plain save leaves
+    capsys.readouterr()
+    main(["--config", config, "--no-progress", "--resume"])
+    captured = capsys.readouterr()
+    assert "skipping damaged checkpoint step_512.zip" in captured.err
+    assert "from step_256.zip" in captured.out
+    from sb3_contrib import MaskablePPO
+
+    assert MaskablePPO.load(run_dir / "model.zip").num_timesteps >= 512
+    assert MaskablePPO.load(newest).num_timesteps == 512  # written again, whole
+
+
+def test_a_kill_between_checkpoint_and_evaluation_loses_no_evaluation(tmp_path):
+    config = str(tiny_config(tmp_path, checkpoint_every=256, eval_every=256))
+    run_dir = main(["--config", config, "--no-progress", "--total-timesteps", "256"])
+    # as if killed right after step_256.zip was saved: its evaluation and all after are gone
+    metrics = run_dir / "metrics.csv"
+    lines = metrics.read_text().splitlines(keepends=True)
+    metrics.write_text("".join(lines[:2]))  # header and the step-0 row
+    for name in ("model.zip", "final.json"):
+        (run_dir / name).unlink()
+    main(["--config", config, "--no-progress", "--resume"])
+    steps = [int(r["timesteps"]) for r in rows(metrics)]
+    assert steps[:3] == [0, 256, 512], steps
+
+
+def test_a_fresh_start_beside_checkpoints_is_an_error(tmp_path):
+    config = str(tiny_config(tmp_path))
+    run_dir = main(["--config", config, "--no-progress", "--total-timesteps", "256"])
+    (run_dir / "model.zip").unlink()  # interrupted
+    with pytest.raises(FileExistsError, match=r"checkpoints of an unfinished run .*--resume"):
+        main(["--config", config, "--no-progress"])
+
+
+def test_metrics_rows_are_appended_and_a_cut_row_is_dropped(tmp_path):
+    import os
+
+    from train.ppo import _append_csv, _repair_csv
+
+    path = tmp_path / "metrics.csv"
+    _append_csv(path, {"timesteps": 0, "wall_s": 1.0})
+    inode, first = os.stat(path).st_ino, path.read_bytes()
+    _append_csv(path, {"timesteps": 128, "wall_s": 2.0})
+    assert os.stat(path).st_ino == inode and path.read_bytes().startswith(first)  # appended
+    with path.open("a") as f:
+        f.write("256,3.")  # a kill in the middle of a row
+    _repair_csv(path)
+    assert [r["timesteps"] for r in rows(path)] == ["0", "128"]
+
+
+@pytest.fixture(scope="module")
+def a_model_zip(tmp_path_factory):
+    from sb3_contrib import MaskablePPO
+
+    path = tmp_path_factory.mktemp("model") / "model.zip"
+    MaskablePPO("MlpPolicy", gym.make("DicePoker-v0"), n_steps=16, batch_size=16).save(path)
+    return path
+
+
+def test_self_play_skips_a_damaged_snapshot(tmp_path, a_model_zip, capsys):
+    from train.ppo import SnapshotPool
+
+    pool_dir = tmp_path / "pool"
+    pool_dir.mkdir()
+    (pool_dir / "snap_000000000128.zip").write_bytes(a_model_zip.read_bytes()[:3000])
+    pool = SnapshotPool(pool_dir, "dice_poker", "heuristic", 0.0, 5, rules={})
+    for seed in range(5):
+        pool.seed(seed)  # no exception: the fixed opponent plays instead
+        assert pool.current is pool.fixed
+    assert capsys.readouterr().err.count("skipping self-play snapshot") == 1
+    env = gym.make("DicePoker-v0", opponents=[pool, "random"])
+    obs, info = env.reset(seed=1)
+    assert info["action_mask"].any()
+
+
+def test_self_play_evicts_snapshots_that_left_the_pool(tmp_path, a_model_zip):
+    import shutil
+
+    from train.ppo import SnapshotPool
+
+    pool_dir = tmp_path / "pool"
+    pool_dir.mkdir()
+    pool = SnapshotPool(pool_dir, "dice_poker", "heuristic", 0.0, 2, rules={})
+    for step in range(1, 7):
+        shutil.copy(a_model_zip, pool_dir / f"snap_{step * 128:012d}.zip")
+        for seed in range(6):
+            pool.seed(step * 100 + seed)
+        newest = sorted(pool_dir.glob("*.zip"))[-2:]
+        assert set(pool._loaded) <= set(newest) and len(pool._loaded) <= 2
