@@ -25,7 +25,6 @@ from envs.rules.card_poker import (
     CardPokerRules,
     Phase,
 )
-from envs.spaces import LegalDiscrete
 from envs.table import TableEnv
 
 RULE_KWARGS = tuple(f.name for f in fields(CardPokerRules))
@@ -176,7 +175,7 @@ class CardPokerEnv(TableEnv):
         self.episode = episode
         self.max_deals = max_deals
         self.n_cards = self.rules.deck_cards.size
-        self.action_space = LegalDiscrete(self.rules.n_actions, self._sample_mask)
+        self.action_space = self._legal_space(self.rules.n_actions)
         self.observation_space = obs_space(self.n_cards, n_players)
         self.match: CardPokerMatch | None = None
 
@@ -192,12 +191,8 @@ class CardPokerEnv(TableEnv):
         assert reward == 0, "the learning player draws in every deal"
         return self._observe(self.agent_seat), self._info()
 
-    def _sample_mask(self) -> np.ndarray:
-        """What ``action_space.sample()`` draws from: the legal actions, or between
-        episodes those of the draw that opens the next one (checkers sample
-        an action before they reset)."""
-        if self.match is not None and not self.match.done:
-            return self.match.game.action_mask()
+    def _opening_mask(self) -> np.ndarray:
+        """The exchanges the learner can pay for in the draw that opens every episode."""
         r = self.rules
         mask = np.zeros(r.n_actions, dtype=bool)
         mask[[a for a in range(N_DISCARDS) if r.draw_fee * a.bit_count() <= r.stack - r.ante]] = 1

@@ -11,7 +11,6 @@ from agents import Agent
 from envs import games
 from envs.obs.dice_poker import decode_observation, obs_fields, obs_size, obs_space, observe
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
-from envs.spaces import LegalDiscrete
 from envs.table import TableEnv
 
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
@@ -141,7 +140,7 @@ class DicePokerEnv(TableEnv):
         self._check_render_mode(render_mode)
         self.first_player = first_player
         self.episode = episode
-        self.action_space = LegalDiscrete(self.rules.n_actions, self.action_masks)
+        self.action_space = self._legal_space(self.rules.n_actions)
         self.observation_space = obs_space(n_dice)
         self.match: DicePokerMatch | None = None
 
@@ -160,6 +159,10 @@ class DicePokerEnv(TableEnv):
         reward = self._advance()
         assert reward == 0, "the learning player plays in every main round"
         return self._observe(self.agent_seat), self._info()
+
+    def _opening_mask(self) -> np.ndarray:
+        # the first decision follows the first roll: nothing is frozen yet
+        return np.ones(self.rules.n_actions, dtype=bool)
 
     def render_text(self) -> str:
         if self.match is None:

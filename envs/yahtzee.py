@@ -13,7 +13,6 @@ from envs.rules.scorecard import (
     ScorecardGame,
     make_rules,
 )
-from envs.spaces import LegalDiscrete
 from envs.table import TextRenderEnv
 
 
@@ -153,7 +152,7 @@ class YahtzeeEnv(TextRenderEnv):
         self._check_render_mode(render_mode)
         self.reward_scale = float(reward_scale)
         self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
-        self.action_space = LegalDiscrete(self.n_actions, self.action_masks)
+        self.action_space = self._legal_space(self.n_actions)
         self.observation_space = obs_space(self.rules)
         self.game: ScorecardGame | None = None
 
@@ -172,7 +171,8 @@ class YahtzeeEnv(TextRenderEnv):
             raise RuntimeError("call reset() before step()")
         if self.game.done:
             raise RuntimeError("the episode is over; call reset()")
-        points = self.game.step(action)  # raises on an illegal action, changing nothing
+        # raises on an illegal action, changing nothing
+        points = self.game.step(self._action(action))
         if self.render_mode == "human":
             print(self.render_text())
         reward = points * self.reward_scale
@@ -183,6 +183,12 @@ class YahtzeeEnv(TextRenderEnv):
         if self.game is None:
             return np.zeros(self.n_actions, dtype=bool)
         return self.game.action_mask()
+
+    def _opening_mask(self) -> np.ndarray:
+        # a turn opens with roll 1 of 3: every re-roll is legal, the rows depend on the dice
+        mask = np.zeros(self.n_actions, dtype=bool)
+        mask[1:N_REROLL_ACTIONS] = True
+        return mask
 
     def render_text(self) -> str:
         if self.game is None:

@@ -25,12 +25,14 @@ import argparse
 import csv
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
 
 from agents import AGENTS, GAMES
 from agents.arena import ArenaResult, build_agents, default_workers, make_setup, run_arena
+from agents.atomic import atomic_write, write_text
 from envs.cli import add_rule_argument, rule_options
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,12 +66,33 @@ def _finite(x):
     return x
 
 
+OUTPUTS = ("results.json", "results.csv", "chart.png")
+
+
+def check_out(out: Path) -> None:
+    """Fail before any game is played if the results could not be written to ``out``."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(
+            f"--out {str(out)!r} is a file; give a folder (it receives {', '.join(OUTPUTS)})"
+        )
+    existing = out
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"--out {str(out)!r}: {str(existing)!r} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {str(out)!r}: no permission to write in {str(existing)!r}")
+    for name in OUTPUTS:
+        if (out / name).is_dir():
+            raise ValueError(f"--out {str(out)!r}: {name} there is a folder; results go in files")
+
+
 def write_outputs(result: ArenaResult, out: Path, chart: bool = True) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "results.json", out / "results.csv"]
-    paths[0].write_text(json.dumps(_finite(result.to_json()), indent=1) + "\n")
+    write_text(paths[0], json.dumps(_finite(result.to_json()), indent=1) + "\n")
     rows = result.csv_rows()
-    with paths[1].open("w", newline="") as f:
+    with atomic_write(paths[1], "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
@@ -118,10 +141,14 @@ def main(argv: list[str] | None = None) -> ArenaResult:
         parser.error(f"--games must be at least 1, got {args.games}")
     if args.workers < 1:
         parser.error(f"--workers must be at least 1, got {args.workers}")
+    if args.seed < 0:
+        parser.error(f"--seed must be a whole number >= 0, got {args.seed}")
+    out = args.out or ROOT / "benchmarks" / "results" / f"{args.game}__{args.seed}"
     rules = rule_options(parser, args)
     try:
         for spec in args.agents:
             check_spec(spec, args.game)
+        check_out(out)
         setup = make_setup(args.game, args.agents, args.players, **rules)
         agents = build_agents(setup)
     except (ValueError, TypeError, FileNotFoundError) as err:
@@ -143,7 +170,6 @@ def main(argv: list[str] | None = None) -> ArenaResult:
     options = ", ".join(f"{k}={v}" for k, v in rules.items()) or "default rules"
     print(f"{args.game}: {args.games} games, {mode}, {options}, seed {args.seed}\n")
     print(result.markdown())
-    out = args.out or ROOT / "benchmarks" / "results" / f"{args.game}__{args.seed}"
     paths = write_outputs(result, out, chart=not args.no_chart)
     print(
         f"\n({elapsed:.0f} s, {args.workers} workers; wrote {', '.join(map(str, paths))})",

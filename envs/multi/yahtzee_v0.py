@@ -119,6 +119,9 @@ class raw_env(TableAEC, EzPickle):
         self.match = ScorecardMatch(self.n_players, self._np_random, self.rules)
         self.agent_selection = self.possible_agents[0]
 
+    def _legal_actions(self) -> list[int]:
+        return self.games[self._seat].legal_actions() if self.games else []
+
     @property
     def games(self) -> list[ScorecardGame]:
         return self.match.games if self.match is not None else []
@@ -149,7 +152,8 @@ class raw_env(TableAEC, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        points = self.match.step(action)  # raises on an illegal action, changing nothing
+        # raises on an illegal action, changing nothing
+        points = self.match.step(self._action(action))
         self._cumulative_rewards[agent] = 0
         self.rewards = dict.fromkeys(self.agents, 0)
         if self.reward == "points":

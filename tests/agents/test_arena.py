@@ -229,15 +229,28 @@ def test_ratings_order_the_agents():
             "joker must be one of",
         ),
         (["--game", "dice_poker", "--agents", "random", "--games", "0"], "--games"),
+        (["--game", "dice_poker", "--agents", "random", "--seed", "-1"], "--seed must be"),
+        (["--game", "yahtzee", "--agents", "random", "--out", "{file}"], "is a file; give"),
+        (["--game", "yahtzee", "--agents", "random", "--out", "{file}/sub"], "is a file, not a"),
+        (["--game", "yahtzee", "--agents", "random", "--out", "{folder}"], "there is a folder"),
     ],
 )
-def test_cli_errors_are_one_clear_line(argv, message, capsys):
+def test_cli_errors_are_one_clear_line(argv, message, capsys, tmp_path, monkeypatch):
+    """Every bad argument is one line and exit status 2, before a single game is played."""
+    import train.benchmark as bm
+
+    (tmp_path / "a_file").write_text("results of an earlier run\n")
+    (tmp_path / "out" / "results.csv").mkdir(parents=True)
+    names = {"file": tmp_path / "a_file", "folder": tmp_path / "out"}
+    argv = [a.format(**names) for a in argv]
+    monkeypatch.setattr(bm, "run_arena", lambda *a, **k: pytest.fail("played before checking"))
     with pytest.raises(SystemExit) as exit_info:
         benchmark_main(argv)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert message in err
     assert "Traceback" not in err
+    assert (tmp_path / "a_file").read_text() == "results of an earlier run\n"
 
 
 @pytest.mark.parametrize(
