@@ -229,6 +229,7 @@ def test_ratings_order_the_agents():
             "joker must be one of",
         ),
         (["--game", "dice_poker", "--agents", "random", "--games", "0"], "--games"),
+        (["--game", "dice_poker", "--agents", "random", "--record", "x.avi"], ".gif or .mp4"),
     ],
 )
 def test_cli_errors_are_one_clear_line(argv, message, capsys):
@@ -257,3 +258,14 @@ def test_cli_writes_table_csv_json_and_chart(game, agents, column, tmp_path, cap
     with (tmp_path / "results.csv").open() as f:
         assert [row["agent"] for row in csv.DictReader(f)] == agents
     assert (tmp_path / "chart.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(("game", "suffix"), [("dice_poker", "gif"), ("yahtzee", "mp4")])
+def test_cli_records_one_game(game, suffix, tmp_path):
+    from envs.render.record import read_frames
+
+    argv = ["--game", game, "--agents", "random", "heuristic", "--games", "4", "--workers", "1"]
+    video = tmp_path / f"game.{suffix}"
+    benchmark_main([*argv, "--out", str(tmp_path), "--no-progress", "--record", str(video)])
+    frames = read_frames(video)
+    assert len(frames) > 3 and len({f.shape for f in frames}) == 1
