@@ -11,6 +11,8 @@ whole games played by agents and recorded.
   ``render_mode="rgb_array"`` with one agent.
 - :func:`record_aec_episode` plays one game of a PettingZoo env with an agent in every seat.
 - :func:`record_game` builds that table for a game name (as ``make_agent`` knows them).
+- :func:`episode_frames`, :func:`aec_frames`, :func:`game_frames`: the same frames as
+  lists, for pictures made from them.
 - :class:`VideoRecorder` collects frames one by one (for a program that plays a table
   itself, e.g. ``train/play.py``) and writes them on :meth:`VideoRecorder.close`.
 
@@ -148,6 +150,12 @@ def record_episode(
     with ``agent`` (``act(observation, mask)``); write a frame after the reset and after
     every step. Returns the file and the episode's return."""
     path = check_path(path)
+    frames, total = episode_frames(env, agent, seed)
+    return write_video(frames, path, fps), total
+
+
+def episode_frames(env, agent, seed: int | None = None) -> tuple[list[np.ndarray], float]:
+    """The frames and return of :func:`record_episode`, without writing them."""
     if env.render_mode != "rgb_array":
         raise ValueError(f"make the env with render_mode='rgb_array', not {env.render_mode!r}")
     obs, info = env.reset(seed=seed)
@@ -158,7 +166,7 @@ def record_episode(
         total += float(reward)
         done = terminated or truncated
         frames.append(env.render())
-    return write_video(frames, path, fps), total
+    return frames, total
 
 
 def record_aec_episode(
@@ -175,6 +183,18 @@ def record_aec_episode(
     ``view`` turns an observation vector into what the agents read). Returns the file and
     every agent's return."""
     path = check_path(path)
+    frames, returns = aec_frames(env, agents, seed, labels, view)
+    return write_video(frames, path, fps), returns
+
+
+def aec_frames(
+    env,
+    agents: Sequence,
+    seed: int | None = None,
+    labels: dict[int, str] | None = None,
+    view: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[list[np.ndarray], dict[str, float]]:
+    """The frames and returns of :func:`record_aec_episode`, without writing them."""
     raw = env.unwrapped
     if len(agents) != len(raw.possible_agents):
         raise ValueError(f"{len(raw.possible_agents)} seats need as many agents, got {len(agents)}")
@@ -195,7 +215,7 @@ def record_aec_episode(
         vector = obs["observation"] if view is None else view(obs["observation"])
         env.step(int(agents[seat].act(vector, obs["action_mask"].astype(bool))))
         frames.append(frame())
-    return write_video(frames, path, fps), returns
+    return frames, returns
 
 
 def _table(game: str, players: int, rules: dict):
@@ -224,12 +244,19 @@ def record_game(
     or Agents): seat ``k`` plays ``agents[k % len(agents)]``; ``players`` defaults to one
     seat per agent. A scorecard game with one player is played alone (``Yahtzee-v0`` or
     ``YahtzeeClassic-v0``). ``rules`` are the game's rule options."""
+    path = check_path(path)
+    return write_video(game_frames(game, agents, players, seed, **rules), path, fps)
+
+
+def game_frames(
+    game: str, agents: Sequence, players: int | None = None, seed: int = 0, **rules
+) -> list[np.ndarray]:
+    """The frames of :func:`record_game`, without writing them."""
     from agents import GAMES, make_agent
     from agents.arena import display_name
 
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; choose one of {GAMES}")
-    path = check_path(path)
     if not agents:
         raise ValueError("record_game needs at least one agent")
     players = len(agents) if players is None else players
@@ -249,7 +276,7 @@ def record_game(
 
         env_id = "Yahtzee-v0" if game == "yahtzee" else "YahtzeeClassic-v0"
         env = gym.make(env_id, render_mode="rgb_array", **rules)
-        return record_episode(env, built[0], path, seed=seed, fps=fps)[0]
+        return episode_frames(env, built[0], seed)[0]
     labels = {k: display_name(s) for k, s in enumerate(specs)}
     env = _table(game, players, rules)
     view = None
@@ -258,7 +285,7 @@ def record_game(
 
         own = obs_size(env.unwrapped.rules)
         view = lambda vector: vector[:own]  # noqa: E731
-    return record_aec_episode(env, built, path, seed, labels, fps, view)[0]
+    return aec_frames(env, built, seed, labels, view)[0]
 
 
 def read_frames(path: str | os.PathLike) -> list[np.ndarray]:

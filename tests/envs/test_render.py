@@ -278,3 +278,25 @@ def test_gymnasium_record_video(tmp_path):
         done = terminated or truncated
     env.close()
     assert list(tmp_path.glob("*.mp4"))
+
+
+def test_draw_picks_the_game_by_the_state():
+    from envs.render import draw
+    from envs.rules.card_poker import CardPokerMatch
+    from envs.rules.dice_poker import DicePokerMatch
+    from envs.rules.scorecard import ScorecardGame
+
+    rng = np.random.default_rng(0)
+    dice, cards = DicePokerMatch(3, rng), CardPokerMatch(2, rng)
+    games = [ScorecardGame(rng, "classic") for _ in range(2)]
+    labels = {0: "a", 1: "b", 2: "c"}
+    assert np.array_equal(draw(dice, labels), dice_poker.draw(dice, labels))
+    assert np.array_equal(draw(cards, labels, viewer=1), card_poker.draw(cards, labels, 1))
+    assert np.array_equal(
+        draw(games, labels, seat=1, last=None), scorecard.draw(games, 1, labels, None)
+    )
+    # a copy of a game is the same state: the same picture
+    copy = [g.copy() for g in games]
+    assert np.array_equal(draw(copy, labels, seat=1), draw(games, labels, seat=1))
+    with pytest.raises(ValueError, match="DicePokerMatch"):
+        draw("table", labels)
