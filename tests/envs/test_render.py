@@ -277,7 +277,9 @@ def test_gymnasium_record_video(tmp_path):
         obs, _, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
         done = terminated or truncated
     env.close()
-    assert list(tmp_path.glob("*.mp4"))
+    (video,) = tmp_path.glob("*.mp4")
+    frames = read_frames(video)
+    assert len(frames) >= 2 and frames[0].shape == (*dice_poker.size(3), 3)
 
 
 def test_draw_picks_the_game_by_the_state():
