@@ -302,3 +302,16 @@ def test_draw_picks_the_game_by_the_state():
     assert np.array_equal(draw(copy, labels, seat=1), draw(games, labels, seat=1))
     with pytest.raises(ValueError, match="DicePokerMatch"):
         draw("table", labels)
+
+
+@pytest.mark.parametrize("env_id", list(envs._IDS))
+def test_gymnasium_render_check(env_id, capsys):
+    """Gymnasium's checker makes the env in every render mode and checks what it returns."""
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(gym.make(env_id, render_mode="rgb_array").unwrapped, skip_render_check=False)
+    assert not [str(w.message) for w in caught if "render" in str(w.message).lower()]
