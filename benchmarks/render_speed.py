@@ -91,8 +91,9 @@ def main() -> None:
     if args.compare is not None:
         trees[f"{args.compare}"] = args.compare.resolve()
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
-    for _ in range(args.repeats):
-        for name, tree in trees.items():  # alternating, so both see the same machine load
+    for r in range(args.repeats):
+        # alternating, first one tree then the other first, so both see the same load
+        for name, tree in list(trees.items())[:: 1 if r % 2 == 0 else -1]:
             runs[name].append(step_speeds(tree, args.steps))
     head = " | ".join(f"steps/s None ({name})" for name in trees)
     print(f"| env id | frame (H×W) | rgb_array frames/s | {head} |")
