@@ -1,9 +1,10 @@
 """Agents: ``make_agent(spec, game, **rules)`` builds any player of any game.
 
-Specs: ``"random"``, ``"heuristic"``, ``"optimal"`` and the other names in
-:data:`AGENTS`, or ``"ppo:path/to/model.zip"`` for a trained model. ``rules``
-are the game's rule options (the same keyword arguments as the env), so an
-agent judges hands the way the table does.
+Specs: ``"random"``, ``"heuristic"``, ``"optimal"`` and the other names a game
+lists in the registry (:mod:`envs.games`, each record's ``agents``), or
+``"ppo:path/to/model.zip"`` for a trained model. ``rules`` are the game's rule
+options (the same keyword arguments as the env), so an agent judges hands the
+way the table does.
 """
 
 from __future__ import annotations
@@ -11,29 +12,29 @@ from __future__ import annotations
 from importlib import import_module
 
 from agents.base import Agent
+from envs import games
 
-GAMES = ("dice_poker", "dice_poker6", "yahtzee", "yahtzee_classic", "card_poker")
+# Agents that play every game, whatever the registry lists.
+UNIVERSAL = {"random": "agents.random_agent:RandomAgent"}
 
-# name -> game -> "module:Class"; "*" serves every game. Classes are imported
-# lazily so that asking for one game's agent never loads another's solver.
-AGENTS: dict[str, dict[str, str]] = {
-    "random": {"*": "agents.random_agent:RandomAgent"},
-    "heuristic": {
-        "dice_poker": "agents.heuristic.dice_poker:DicePokerHeuristic",
-        "dice_poker6": "agents.heuristic.dice_poker:DicePokerHeuristic",
-        "yahtzee": "agents.heuristic.yahtzee:YahtzeeHeuristic",
-        "yahtzee_classic": "agents.heuristic.yahtzee:YahtzeeHeuristic",
-        "card_poker": "agents.heuristic.card_poker:CardPokerCareful",
-    },
-    "careful": {"card_poker": "agents.heuristic.card_poker:CardPokerCareful"},
-    "bluffer": {"card_poker": "agents.heuristic.card_poker:CardPokerBluffer"},
-    "optimal": {
-        "dice_poker": "agents.optimal.dice_poker:DicePokerOptimal",
-        "dice_poker6": "agents.optimal.dice_poker:DicePokerOptimal",
-        "yahtzee": "agents.optimal.yahtzee:YahtzeeOptimal",
-        "yahtzee_classic": "agents.optimal.yahtzee:YahtzeeOptimal",
-    },
-}
+
+def _agents() -> dict[str, dict[str, str]]:
+    """name -> game -> "module:Class" ("*" serves every game), read from the registry."""
+    table: dict[str, dict[str, str]] = {name: {"*": path} for name, path in UNIVERSAL.items()}
+    for game in games.names():
+        for name, path in games.get(game).agents.items():
+            table.setdefault(name, {})[game] = path
+    return table
+
+
+def __getattr__(name: str):
+    # GAMES and AGENTS are views of the registry, computed when asked so that a game
+    # registered later shows up.
+    if name == "GAMES":
+        return games.names()
+    if name == "AGENTS":
+        return _agents()
+    raise AttributeError(f"module 'agents' has no attribute {name!r}")
 
 
 def _load(path: str) -> type[Agent]:
@@ -42,24 +43,23 @@ def _load(path: str) -> type[Agent]:
 
 
 def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
-    """Build the agent named by ``spec`` for ``game`` (one of :data:`GAMES`)."""
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; choose one of {GAMES}")
+    """Build the agent named by ``spec`` for ``game`` (a name in :mod:`envs.games`)."""
+    record = games.get(game)  # ValueError naming the games
     if isinstance(spec, Agent):
         return spec
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec is a string or an Agent, got {spec!r}")
     if spec.startswith("ppo:"):
         return _load("agents.ppo:PPOAgent")(spec[4:], game=game, **rules)
-    if spec not in AGENTS:
-        raise ValueError(f"unknown agent {spec!r}; choose one of {sorted(AGENTS)} or 'ppo:PATH'")
-    by_game = AGENTS[spec]
-    path = by_game.get(game, by_game.get("*"))
+    table = _agents()
+    if spec not in table:
+        raise ValueError(f"unknown agent {spec!r}; choose one of {sorted(table)} or 'ppo:PATH'")
+    path = record.agents.get(spec, UNIVERSAL.get(spec))
     if path is None:
         raise ValueError(
-            f"agent {spec!r} does not exist for game {game!r}; it plays {sorted(by_game)}"
+            f"agent {spec!r} does not exist for game {game!r}; it plays {sorted(table[spec])}"
         )
     return _load(path)(game=game, **rules)
 
 
-__all__ = ["AGENTS", "GAMES", "Agent", "make_agent"]
+__all__ = ["AGENTS", "GAMES", "UNIVERSAL", "Agent", "make_agent"]

@@ -53,10 +53,20 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import GAMES, Agent, make_agent
+from agents import Agent, make_agent
+from envs import games
+from envs.rules.scorecard_match import settle
 
-POKER_GAMES = ("dice_poker", "dice_poker6", "card_poker")
-SCORECARD_GAMES = ("yahtzee", "yahtzee_classic")
+
+def __getattr__(name: str):
+    # views of the registry, computed when asked (a game registered later shows up)
+    if name == "POKER_GAMES":
+        return games.of_kind("chips")
+    if name == "SCORECARD_GAMES":
+        return games.of_kind("points")
+    raise AttributeError(f"module 'agents.arena' has no attribute {name!r}")
+
+
 MAX_SEATS = 6
 # Games per chunk. Part of what a seed means (each chunk has its own seed), so fixed.
 CHUNK_GAMES = 100
@@ -136,7 +146,7 @@ class ArenaSetup:
 
     @property
     def scorecard(self) -> bool:
-        return self.game in SCORECARD_GAMES
+        return games.kind_of(self.game) == "points"
 
     @property
     def solo(self) -> bool:
@@ -171,14 +181,14 @@ def make_setup(
     The default is one seat per agent (at least 2) for the poker games and solo play
     (``players=1``) for the scorecard games.
     """
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+    record = games.get(game)  # ValueError naming the games
     specs = tuple(specs)
     if not specs:
         raise ValueError("no agents given")
+    solo = record.result == "points"  # scorecard players never interact: play alone
     if players is None:
-        players = 1 if game in SCORECARD_GAMES else max(2, len(specs))
-    low = 1 if game in SCORECARD_GAMES else 2
+        players = 1 if solo else max(2, len(specs))
+    low = 1 if solo else 2
     if not isinstance(players, int) or not low <= players <= MAX_SEATS:
         raise ValueError(f"players must be {low}..{MAX_SEATS} for {game}, got {players!r}")
     if players > 1 and players < len(specs):
@@ -219,27 +229,8 @@ def _check_observation_shapes(setup: ArenaSetup, agents: list[Agent]) -> None:
 
 
 def _observation(setup: ArenaSetup) -> np.ndarray:
-    rng = np.random.default_rng(0)
-    rules = setup.rule_options
-    if setup.scorecard:
-        from envs.rules.scorecard import ScorecardGame
-        from envs.yahtzee import observe
-
-        return observe(ScorecardGame(rng, _rule_set(setup.game), **rules))
-    if setup.game == "card_poker":
-        from envs.card_poker import observe
-        from envs.rules.card_poker import CardPokerGame, CardPokerRules
-
-        return observe(CardPokerGame(setup.players, rng, CardPokerRules(**rules)), 0)
-    from envs.dice_poker import observe
-    from envs.rules.dice_poker import DicePokerGame, DicePokerRules
-
-    n_dice = 6 if setup.game == "dice_poker6" else 5
-    return observe(DicePokerGame(range(setup.players), rng, DicePokerRules(n_dice, **rules)), 0)
-
-
-def _rule_set(game: str) -> str:
-    return "classic" if game == "yahtzee_classic" else "russian"
+    record = games.get(setup.game)
+    return record.observation(record.make_rules(**setup.rule_options), setup.players)
 
 
 # -- playing one chunk ---------------------------------------------------------------
@@ -284,13 +275,7 @@ def play_chunk(
     rng = np.random.default_rng(dice_ss)
     orders = setup.orders()
     picked = [orders[(first + i) % len(orders)] for i in range(n_games)]
-    play = {
-        "dice_poker": _play_dice_poker,
-        "dice_poker6": _play_dice_poker,
-        "card_poker": _play_card_poker,
-        "yahtzee": _play_scorecard,
-        "yahtzee_classic": _play_scorecard,
-    }[setup.game]
+    play = _play_scorecard if setup.scorecard else _play_table
     return play(setup, agents, rng, picked)
 
 
@@ -302,43 +287,20 @@ def _empty(n_games: int, n_pos: int) -> Records:
     )
 
 
-def _play_dice_poker(setup, agents, rng, orders) -> Records:
-    from envs.dice_poker import observe
-    from envs.rules.dice_poker import DicePokerGame, DicePokerRules
-
-    rules = DicePokerRules(n_dice=6 if setup.game == "dice_poker6" else 5, **setup.rule_options)
-    entries = setup.entries
-    n = setup.players
-    out = _empty(len(orders), n)
-    seats = list(range(n))  # seat = position: seat 0 rolls first
-    for g, order in enumerate(orders):
-        game = DicePokerGame(seats, rng, rules)
-        while not game.done:
-            seat = game.current_player
-            game.step(agents[order[seat]].act(observe(game, seat), game.action_mask()))
-        pay = game.payoffs()
-        for p in seats:
-            out.agent[g, p] = entries[order[p]]
-            out.value[g, p] = pay[p]
-            out.win[g, p] = game.winner == p
-    return out
-
-
-def _play_card_poker(setup, agents, rng, orders) -> Records:
-    from envs.card_poker import observe
-    from envs.rules.card_poker import CardPokerGame, CardPokerRules
-
-    rules = CardPokerRules(**setup.rule_options)
+def _play_table(setup, agents, rng, orders) -> Records:
+    """One game (one deal, fresh stacks) per order; seat = position: seat 0 acts first."""
+    record = games.get(setup.game)
+    rules = record.make_rules(**setup.rule_options)
     entries = setup.entries
     n = setup.players
     out = _empty(len(orders), n)
     for g, order in enumerate(orders):
-        game = CardPokerGame(n, rng, rules)  # seat = position: seat 0 draws and bids first
+        game = record.new_game(rules, n, rng)
         while not game.done:
             seat = game.current_player
-            game.step(agents[order[seat]].act(observe(game, seat), game.action_mask()))
+            game.step(agents[order[seat]].act(record.observe(game, seat), game.action_mask()))
         pay = game.payoffs()
-        winners = game.showdown.winners
+        winners = record.winners(game)
         for p in range(n):
             out.agent[g, p] = entries[order[p]]
             out.value[g, p] = pay[p]
@@ -347,24 +309,21 @@ def _play_card_poker(setup, agents, rng, orders) -> Records:
 
 
 def _play_scorecard(setup, agents, rng, orders) -> Records:
-    from envs.rules.scorecard import ScorecardGame
-    from envs.yahtzee import observe
-
-    rule_set = _rule_set(setup.game)
-    options = setup.rule_options
+    record = games.get(setup.game)
+    rules = record.make_rules(**setup.rule_options)
     entries = setup.entries
     n = setup.n_positions
     out = _empty(len(orders), n)
-    n_rows = len(ScorecardGame(np.random.default_rng(0), rule_set, **options).rules.rows)
+    n_rows = len(rules.rows)
     out.rows = np.zeros((len(orders), n, n_rows), dtype=np.int16)
     out.bonus = np.zeros((len(orders), n), dtype=np.int16)
     for g, order in enumerate(orders):
         dice_seed = int(rng.integers(2**63))
         for p in range(n):
             agent = agents[order[p]]
-            game = ScorecardGame(np.random.default_rng(dice_seed), rule_set, **options)
+            game = record.new_game(rules, 1, np.random.default_rng(dice_seed))
             while not game.done:
-                game.step(agent.act(observe(game), game.action_mask()))
+                game.step(agent.act(record.observe(game, 0), game.action_mask()))
             out.agent[g, p] = entries[order[p]]
             out.value[g, p] = game.card.total
             out.rows[g, p] = game.card.scores
@@ -495,8 +454,8 @@ class ArenaResult:
 
     def agent_settlements(self) -> np.ndarray:
         """Scorecard games at a table: total minus the table's mean total."""
-        v = self.records.value
-        return self._per_agent(v - v.mean(axis=1, keepdims=True))
+        totals = self.records.value.astype(np.int64)  # scorecard totals are whole points
+        return self._per_agent(settle(totals))  # each game's sum exactly zero
 
     def agent_wins(self) -> np.ndarray:
         return self._per_agent(self.records.win)
@@ -772,8 +731,6 @@ def _md_row(cells: Sequence[str]) -> str:
 
 __all__ = [
     "CHUNK_GAMES",
-    "POKER_GAMES",
-    "SCORECARD_GAMES",
     "ArenaResult",
     "ArenaSetup",
     "Records",

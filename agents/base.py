@@ -27,6 +27,16 @@ class Agent(ABC):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Return a legal action (``action_mask[action]`` is True)."""
 
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """One action per row of ``observations`` (m, D) and ``action_masks`` (m, A).
+
+        The default asks :meth:`act` row by row; agents that can, decide all at once.
+        """
+        return np.array(
+            [self.act(o, m) for o, m in zip(observations, action_masks, strict=True)],
+            dtype=np.int64,
+        )
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 

@@ -45,20 +45,28 @@ def load_normalizer(model_path: str | Path):
 
 
 def masked_logits(model, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-    """The policy's action logits with illegal actions at -inf.
+    """The policy's action logits with illegal actions at -inf, for one observation (D,)
+    or a batch (m, D).
 
     Computed straight from the actor network: about ten times faster than
     ``model.predict`` with a masked distribution, which matters when an agent
-    plays thousands of games.
+    plays thousands of games. A policy that narrows the mask itself (``_masks``, e.g.
+    ``agents.policies.ScorecardPolicy``'s canonical keeps) narrows it here too.
     """
     import torch
 
     policy = model.policy
+    obs = np.asarray(observation, dtype=np.float32)
+    single = obs.ndim == 1
+    mask = np.asarray(action_mask, dtype=bool).reshape(len(obs) if not single else 1, -1)
     with torch.no_grad():
-        obs = torch.as_tensor(np.asarray(observation, dtype=np.float32)[None])
-        features = policy.extract_features(obs, policy.pi_features_extractor)
-        logits = policy.action_net(policy.mlp_extractor.forward_actor(features))[0].numpy()
-    return np.where(np.asarray(action_mask, dtype=bool), logits.astype(np.float64), -np.inf)
+        t = torch.as_tensor(obs[None] if single else obs)
+        features = policy.extract_features(t, policy.pi_features_extractor)
+        logits = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
+        if hasattr(policy, "_masks"):
+            mask = policy._masks(t, mask)
+    out = np.where(mask, logits.astype(np.float64), -np.inf)
+    return out[0] if single else out
 
 
 class PPOAgent(Agent):
@@ -101,3 +109,24 @@ class PPOAgent(Agent):
             return int(np.argmax(logits))
         p = np.exp(logits - logits.max())
         return int(self.rng.choice(len(p), p=p / p.sum()))
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """All rows at once: one forward pass of the network."""
+        obs = np.asarray(observations, dtype=np.float32)
+        expected = self.model.observation_space.shape
+        if obs.ndim != 2 or obs.shape[1:] != expected:
+            raise ValueError(
+                f"{self.name} was trained on observations of shape {expected}, "
+                f"got a batch of shape {obs.shape}: a different game or variant?"
+            )
+        if self.normalizer is not None:
+            obs = self.normalizer.normalize_obs(obs)
+        logits = masked_logits(self.model, obs, action_masks)
+        if not np.isfinite(logits).any(axis=1).all():
+            raise ValueError("an action mask allows no action (is an episode over?)")
+        if self.deterministic:
+            return logits.argmax(axis=1)
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        u = self.rng.random((len(p), 1))
+        return np.minimum((p.cumsum(axis=1) < u).sum(axis=1), p.shape[1] - 1)

@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 from agents.arena import default_workers, run_arena
+from envs.cli import add_rule_argument, rule_options
 
 DEFAULT_TABLES = [
     "careful,bluffer,random",
@@ -50,20 +51,37 @@ def ci95(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(1.96 * x.std(ddof=1) / np.sqrt(len(x)))
 
 
-def main() -> None:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line; ``.rules`` holds the rule options (``--deck`` is ``--rule deck=``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", nargs="+", default=DEFAULT_TABLES)
     parser.add_argument("--deals", type=int, default=20000)
-    parser.add_argument("--deck", type=int, choices=(36, 54), default=36)
+    parser.add_argument("--deck", type=int, choices=(36, 54), default=None, help="default 36")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=default_workers())
-    args = parser.parse_args()
-    print(f"{args.deck} cards, {args.deals} deals per table, seats rotated, seed {args.seed}")
+    add_rule_argument(parser, example="stack=50")
+    args = parser.parse_args(argv)
+    args.rules = rule_options(parser, args)
+    if args.deck is not None:
+        if "deck" in args.rules:
+            parser.error("give the deck once: --deck or --rule deck=")
+        args.rules["deck"] = args.deck
+    args.rules.setdefault("deck", 36)
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    rules = ", ".join(f"{k}={v}" for k, v in args.rules.items() if k != "deck")
+    print(
+        f"{args.rules['deck']} cards, {args.deals} deals per table, seats rotated, "
+        f"{rules + ', ' if rules else ''}seed {args.seed}"
+    )
     rows = ["| table | agent | chips per deal (95% CI) |", "|---|---|---|"]
     start = time.perf_counter()
     for table in args.tables:
         names = table.split(",")
-        chips = play_table(names, args.deals, seed=args.seed, workers=args.workers, deck=args.deck)
+        chips = play_table(names, args.deals, seed=args.seed, workers=args.workers, **args.rules)
         for name in names:
             mean, half = ci95(chips[name])
             rows.append(f"| {' v '.join(names)} | {name} | {mean:+.3f} ± {half:.3f} |")

@@ -1,7 +1,7 @@
 """Exact optimal prison dice poker: solve times and the README tables.
 
     python benchmarks/dice_poker_solver.py                      # 2-6 players, 5 and 6 dice
-    python benchmarks/dice_poker_solver.py --dice 5 --players 2 3 --rule lock_kept_dice=False
+    python benchmarks/dice_poker_solver.py --dice 5 --players 2 3 --rule lock_kept_dice=false
     python benchmarks/dice_poker_solver.py --dice 5 --targets   # one turn against every target
 
 Prints markdown: the best one-turn chance of five (six) of a kind with and
@@ -14,36 +14,36 @@ cumulative column is the cost of solving it from nothing).
 from __future__ import annotations
 
 import argparse
-import ast
 import time
+from dataclasses import fields
 
 from tqdm import tqdm
 
 from agents.optimal import dice_poker as solver
+from envs.cli import add_rule_argument, rule_options
+from envs.rules.dice_poker import DicePokerRules
+
+# the rule options a solve takes (the dice come with --dice)
+SOLVER_OPTIONS = tuple(f.name for f in fields(DicePokerRules) if f.name != "n_dice")
 
 
-def _rule(text: str) -> tuple[str, object]:
-    key, _, value = text.partition("=")
-    try:
-        parsed = ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        parsed = value
-    return key, parsed
-
-
-def main() -> None:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line; ``.variant`` holds the parsed ``--rule`` options."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dice", type=int, nargs="+", choices=(5, 6), default=[5, 6])
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5, 6])
-    parser.add_argument(
-        "--rule", type=_rule, action="append", default=[], metavar="KEY=VALUE",
-        help="a rule option, e.g. lock_kept_dice=False or full_house_tiebreak=triple",
-    )  # fmt: skip
+    add_rule_argument(parser, example="lock_kept_dice=false")
     parser.add_argument(
         "--targets", action="store_true", help="also print one turn's odds against every target"
     )
-    args = parser.parse_args()
-    variant = dict(args.rule)
+    args = parser.parse_args(argv)
+    args.variant = rule_options(parser, args, SOLVER_OPTIONS)
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    variant = args.variant
     variant_text = ", ".join(f"{k}={v!r}" for k, v in variant.items()) or "default rules"
 
     print(f"\n### Best chance of a single-face hand within one turn ({variant_text})\n")

@@ -22,7 +22,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
-import envs
+from envs import games
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,9 +31,14 @@ STEP_SPEED = """
 import inspect, json, sys, time
 import gymnasium as gym, numpy as np
 import envs
+try:
+    from envs import games
+    ids = [games.get(n).gym_id for n in games.names()]
+except ImportError:  # a tree from before the game registry
+    ids = list(envs._IDS)
 steps = int(sys.argv[1])
 out = {}
-for env_id in envs._IDS:
+for env_id in ids:
     params = inspect.signature(gym.spec(env_id).make().unwrapped.__init__).parameters
     kwargs = {"opponents": "random"} if "opponents" in params else {}
     env = gym.make(env_id, **kwargs)
@@ -98,7 +103,7 @@ def main() -> None:
     head = " | ".join(f"steps/s None ({name})" for name in trees)
     print(f"| env id | frame (H×W) | rgb_array frames/s | {head} |")
     print("|---|---|---|" + "---|" * len(trees))
-    for env_id in envs._IDS:
+    for env_id in [games.get(n).gym_id for n in games.names()]:
         fps, shape = frames_per_second(env_id, args.frames)
         speeds = " | ".join(
             f"{statistics.median(r[env_id] for r in runs[name]):,.0f}" for name in trees

@@ -2,7 +2,7 @@
 
     python benchmarks/solve_times.py                      # every game below
     python benchmarks/solve_times.py --games yahtzee yahtzee_classic
-    python benchmarks/solve_times.py --games yahtzee_classic --options joker=free
+    python benchmarks/solve_times.py --games yahtzee_classic --rule joker=free
 
 Each solve ignores the on-disk cache (the time to load a cached solution is
 printed separately), and prints the wall time, the CPU time of this process
@@ -19,11 +19,10 @@ import tempfile
 import time
 from collections.abc import Callable
 
+from envs.cli import add_rule_argument, rule_options
+from envs.rules.scorecard import OPTION_NAMES
+
 # -- scorecard games (agents/optimal/yahtzee.py) -----------------------------------------
-
-
-def _parse(value: str):
-    return {"true": True, "false": False}.get(value.lower(), value)
 
 
 def _time_scorecard(rules: str, **options) -> dict[str, float]:
@@ -70,15 +69,23 @@ GAMES: dict[str, Callable[..., dict[str, float]]] = {
 }
 
 
-def main() -> None:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line; ``.options`` holds the parsed ``--rule`` options."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES))
+    add_rule_argument(parser, example="joker=free")
     parser.add_argument(
-        "--options", nargs="*", default=[], help="rule options as name=value (e.g. joker=free)"
+        "--options", nargs="*", default=[], metavar="KEY=VALUE", help="old form of --rule"
     )
-    args = parser.parse_args()
-    options = dict(o.split("=", 1) for o in args.options)
-    options = {k: _parse(v) for k, v in options.items()}
+    args = parser.parse_args(argv)
+    args.rule = [*args.rule, *args.options]
+    args.options = rule_options(parser, args, OPTION_NAMES)
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    options = args.options
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{os.cpu_count()} CPUs, load average {load:.2f} at start")
     for name in args.games:

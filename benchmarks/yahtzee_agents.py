@@ -1,7 +1,7 @@
 """Scorecard-game agents: mean final score with a 95% confidence interval.
 
     python benchmarks/yahtzee_agents.py --games 10000
-    python benchmarks/yahtzee_agents.py --agents heuristic --rules classic --option joker=free
+    python benchmarks/yahtzee_agents.py --agents heuristic --rules classic --rule joker=free
     python benchmarks/yahtzee_agents.py --calibrate --games 20000   # mean score of every row
 
 The games are played by the arena (:mod:`agents.arena`, which
@@ -18,15 +18,10 @@ import time
 import numpy as np
 
 from agents.arena import default_workers, run_arena
-from envs.rules.scorecard import rows_of
+from envs.cli import add_rule_argument, rule_options
+from envs.rules.scorecard import OPTION_NAMES, rows_of
 
 GAME_NAMES = {"russian": "yahtzee", "classic": "yahtzee_classic"}
-
-
-def parse_option(text: str) -> tuple[str, object]:
-    key, _, value = text.partition("=")
-    parsed = {"True": True, "False": False}.get(value, value)
-    return key, parsed
 
 
 def play(
@@ -54,22 +49,27 @@ def play(
     return rec.value[:, 0], rec.rows[:, 0].astype(float), list(rows_of(rules)), bonus
 
 
-def main() -> None:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line; ``.options`` holds the parsed ``--rule`` options."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", nargs="+", default=["heuristic", "random"])
     parser.add_argument("--rules", nargs="+", default=["russian", "classic"])
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--option", action="append", default=[], help="a rule option, e.g. joker=free"
-    )
+    add_rule_argument(parser, "--option", example="joker=free")
     parser.add_argument(
         "--calibrate", action="store_true", help="also print every row's mean final score"
     )
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--workers", type=int, default=default_workers())
-    args = parser.parse_args()
-    options = dict(parse_option(o) for o in args.option)
+    args = parser.parse_args(argv)
+    args.options = rule_options(parser, args, OPTION_NAMES)
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    options = args.options
     lines = [
         "| rules | agent | games | mean (95% CI) | sd | min | max | bonus rate |",
         "|---|---|---|---|---|---|---|---|",

@@ -6,126 +6,29 @@ from collections.abc import Sequence
 from dataclasses import fields
 
 import numpy as np
-from gymnasium import spaces
 
 from agents import Agent
-from envs.rules.card_hands import Category
+from envs import games
+from envs.obs.card_poker import (
+    deck_size,
+    decode_observation,
+    obs_fields,
+    obs_size,
+    obs_space,
+    observe,
+)
 from envs.rules.card_poker import (
     HAND_SIZE,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     N_DISCARDS,
     CardPokerGame,
     CardPokerMatch,
     CardPokerRules,
     Phase,
 )
-from envs.rules.cards import make_deck
 from envs.spaces import LegalDiscrete
 from envs.table import TableEnv
 
 RULE_KWARGS = tuple(f.name for f in fields(CardPokerRules))
-
-
-def deck_size(deck: int = 36, joker_card: str | None = "6S") -> int:
-    """Cards in the deck of these rules (54, 52 without jokers, or 36)."""
-    return make_deck(deck, joker_card).size
-
-
-# (name, length, low, high) of each slice of the observation, in order.
-def _obs_layout(n_cards: int, n_players: int) -> list[tuple[str, int, float, float]]:
-    inf = np.inf
-    n = n_players
-    return [
-        ("cards", n_cards, 0, 1),
-        ("phase", 3, 0, 1),
-        ("hand_rank", 1, 0, len(Category) - 1),
-        ("hand_strength", 1, 0, 1),
-        ("pot", 1, 0, inf),
-        ("bid", 1, 0, inf),
-        ("reveal_cost", 1, 0, inf),
-        ("bids", 1, 0, inf),
-        ("bids_left", 1, 0, inf),
-        ("position", 1, 0, MAX_PLAYERS - 1),
-        ("deals_left", 1, 0, inf),
-        ("net", 1, -inf, inf),
-        ("stacks", n, 0, inf),
-        ("drawn", n, -1, HAND_SIZE),
-        ("in", n, 0, 1),
-        ("bids_by", n, 0, inf),
-        ("bid_chips", n, 0, inf),
-    ]
-
-
-def obs_fields(n_cards: int, n_players: int) -> list[tuple[str, int]]:
-    """The observation's named slices, in order, as (name, length)."""
-    return [(name, k) for name, k, _, _ in _obs_layout(n_cards, n_players)]
-
-
-def obs_size(n_cards: int, n_players: int) -> int:
-    return sum(k for _, k in obs_fields(n_cards, n_players))
-
-
-def obs_space(n_cards: int, n_players: int) -> spaces.Box:
-    """The observation space, with each field's bounds."""
-    layout = _obs_layout(n_cards, n_players)
-    low = np.concatenate([[lo] * k for _, k, lo, _ in layout]).astype(np.float32)
-    high = np.concatenate([[hi] * k for _, k, _, hi in layout]).astype(np.float32)
-    return spaces.Box(low, high, dtype=np.float32)
-
-
-def observe(game: CardPokerGame, seat: int, deals_left: int = 0, net: float = 0.0) -> np.ndarray:
-    """What ``seat`` knows of ``game``; per-player fields start at ``seat``, then to its left."""
-    n = game.n_players
-    ev = game.evaluator
-    cards = np.zeros(game.deck.size, dtype=np.float32)
-    cards[list(game.hands[seat])] = 1.0
-    phase = [0.0, 0.0, 0.0]
-    phase[int(game.phase)] = 1.0
-    strength = ev.strength(game.hands[seat])
-    seats = [(seat + k) % n for k in range(n)]
-    vec = [
-        cards,
-        phase,
-        [ev.order.index(ev.categories[strength]), ev.percentile[strength]],
-        [
-            game.pot,
-            game.level,
-            game.reveal_cost,
-            game.n_bids,
-            game.bids_left,
-            game.position(seat),
-            deals_left,
-            net,
-        ],
-        [game.stacks[s] for s in seats],
-        [game.drawn[s] for s in seats],
-        [float(game.in_play[s]) for s in seats],
-        [game.bids_made[s] for s in seats],
-        [game.bid_chips[s] for s in seats],
-    ]
-    return np.concatenate([np.asarray(v, dtype=np.float32) for v in vec])
-
-
-def decode_observation(obs: np.ndarray, n_cards: int = 36) -> dict[str, np.ndarray | float]:
-    """Split an observation into its named fields (scalars as floats).
-
-    ``n_cards`` is the deck's size (36, 54, or 52 for 54 cards without
-    jokers); the number of players follows from the length.
-    """
-    obs = np.asarray(obs)
-    rest = obs.shape[0] - obs_size(n_cards, 0) if obs.ndim == 1 else -1
-    n_players, odd = divmod(rest, 5)
-    if obs.ndim != 1 or odd or not MIN_PLAYERS <= n_players <= MAX_PLAYERS:
-        raise ValueError(f"not a card poker observation for a {n_cards}-card deck: {obs.shape}")
-    out: dict[str, np.ndarray | float] = {}
-    i = 0
-    for name, length in obs_fields(n_cards, n_players):
-        part = obs[i : i + length]
-        out[name] = float(part[0]) if length == 1 and name != "cards" else part.copy()
-        i += length
-    out["n_players"] = float(n_players)
-    return out
 
 
 def render_game(game: CardPokerGame, labels: dict[int, str], viewer: int | None) -> str:
@@ -265,17 +168,11 @@ class CardPokerEnv(TableEnv):
         render_mode: str | None = None,
         **rules,
     ) -> None:
-        unknown = sorted(set(rules) - set(RULE_KWARGS))
-        if unknown:
-            raise TypeError(
-                f"unknown argument(s) {unknown} for CardPokerEnv; rule options are {RULE_KWARGS}"
-            )
-        self.rules = CardPokerRules(**rules)
+        self.rules = games.get("card_poker").make_rules(**rules)
         self._setup_table("card_poker", n_players, opponents, agent_seat, rules)
         if episode not in ("deal", "session"):
             raise ValueError(f"episode must be 'deal' or 'session', got {episode!r}")
-        if not isinstance(max_deals, int) or max_deals < 1:
-            raise ValueError(f"max_deals must be a whole number >= 1, got {max_deals!r}")
+        max_deals = games.check_whole("max_deals", max_deals, 1)
         self._check_render_mode(render_mode)
         self.episode = episode
         self.max_deals = max_deals
@@ -351,4 +248,14 @@ class CardPokerEnv(TableEnv):
         return info
 
 
-__all__ = ["CardPokerEnv", "Phase", "decode_observation", "deck_size", "obs_size", "observe"]
+__all__ = [
+    "CardPokerEnv",
+    "Phase",
+    "decode_observation",
+    "deck_size",
+    "obs_fields",
+    "obs_size",
+    "obs_space",
+    "observe",
+    "render_game",
+]

@@ -6,112 +6,17 @@ from collections.abc import Sequence
 from dataclasses import fields
 
 import numpy as np
-from gymnasium import spaces
 
 from agents import Agent
-from envs.rules.dice_hands import DiceHand
+from envs import games
+from envs.obs.dice_poker import decode_observation, obs_fields, obs_size, obs_space, observe
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
 from envs.spaces import LegalDiscrete
 from envs.table import TableEnv
 
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
-
-
-# (name, length, low, high) of each slice of the observation, in order.
-def _obs_layout(n_dice: int) -> list[tuple[str, int, float, float]]:
-    inf = np.inf
-    hand = (4, -1, 6 * n_dice)  # rank (-1 = none), points, two tie-break faces
-    return [
-        ("dice", n_dice, 0, 6),
-        ("frozen", n_dice, 0, 1),
-        ("face_counts", 6, 0, n_dice),
-        ("rolls_used", 1, 0, MAX_ROLLS),
-        ("hand", *hand),
-        ("best", *hand),
-        ("best_count", 1, 0, 6),
-        ("players_after", 1, 0, 5),
-        ("round_players", 1, 0, 6),
-        ("pot", 1, 0, inf),
-        ("playoff", 1, 0, inf),
-        ("seat", 1, 0, 5),
-        ("position", 1, -1, 5),
-        ("games_left", 1, 0, 5),
-        ("chips", 1, -inf, inf),
-    ]
-
-
-def obs_fields(n_dice: int) -> list[tuple[str, int]]:
-    """The observation's named slices, in order, as (name, length)."""
-    return [(name, n) for name, n, _, _ in _obs_layout(n_dice)]
-
-
-def obs_space(n_dice: int) -> spaces.Box:
-    """The observation space, with each field's bounds."""
-    low = np.concatenate([[lo] * n for _, n, lo, _ in _obs_layout(n_dice)])
-    high = np.concatenate([[hi] * n for _, n, _, hi in _obs_layout(n_dice)])
-    return spaces.Box(low.astype(np.float32), high.astype(np.float32), dtype=np.float32)
-
-
-def obs_size(n_dice: int) -> int:
-    return sum(n for _, n in obs_fields(n_dice))
-
-
-def _hand_vector(hand: DiceHand | None) -> list[float]:
-    if hand is None:
-        return [-1.0, 0.0, 0.0, 0.0]
-    tb = list(hand.tiebreak) + [0] * (2 - len(hand.tiebreak))
-    if len(hand.tiebreak) == 1:  # points decide: keep the tie-break slots empty
-        tb = [0, 0]
-    return [float(hand.rank), float(hand.points), float(tb[0]), float(tb[1])]
-
-
-def observe(game: DicePokerGame, seat: int, games_left: int = 0, chips: float = 0.0) -> np.ndarray:
-    """The observation of ``seat`` while ``game`` waits for the current player."""
-    n = game.rules.n_dice
-    best, best_count = game.best_so_far()
-    own_turn = game.current_player == seat
-    dice = list(game.dice) if own_turn else [0] * n
-    frozen = [float(f) for f in game.frozen] if own_turn else [0.0] * n
-    counts = [0] * 6
-    for d in dice:
-        if d:
-            counts[d - 1] += 1
-    order = game.round_order
-    vec = [
-        *dice,
-        *frozen,
-        *counts,
-        game.rolls_used if own_turn else 0,
-        *(_hand_vector(game.rules.rank(game.dice)) if own_turn else _hand_vector(None)),
-        *_hand_vector(best),
-        best_count,
-        game.players_after if not game.done else 0,
-        len(order),
-        game.pot,
-        game.playoff,
-        seat,
-        order.index(seat) if seat in order else -1,
-        games_left,
-        chips,
-    ]
-    return np.asarray(vec, dtype=np.float32)
-
-
-def decode_observation(obs: np.ndarray, n_dice: int = 5) -> dict[str, np.ndarray | float]:
-    """Split an observation into its named fields (scalars as floats)."""
-    obs = np.asarray(obs)
-    if obs.shape != (obs_size(n_dice),):
-        raise ValueError(
-            f"expected an observation of shape ({obs_size(n_dice)},) for {n_dice} dice, "
-            f"got {obs.shape}"
-        )
-    out: dict[str, np.ndarray | float] = {}
-    i = 0
-    for name, length in obs_fields(n_dice):
-        part = obs[i : i + length]
-        out[name] = float(part[0]) if length == 1 else part.copy()
-        i += length
-    return out
+# the registry's dice poker games by their number of dice
+_GAME_OF_DICE = {games.get(g).make_rules().n_dice: g for g in games.names_for(DicePokerRules)}
 
 
 def render_game(game: DicePokerGame, labels: dict[int, str]) -> str:
@@ -226,18 +131,12 @@ class DicePokerEnv(TableEnv):
         render_mode: str | None = None,
         **rules,
     ) -> None:
-        unknown = sorted(set(rules) - set(RULE_KWARGS))
-        if unknown:
-            raise TypeError(
-                f"unknown argument(s) {unknown} for DicePokerEnv; rule options are {RULE_KWARGS}"
-            )
-        self.rules = DicePokerRules(n_dice=n_dice, **rules)
-        game = "dice_poker" if n_dice == 5 else "dice_poker6"
+        game = _GAME_OF_DICE.get(n_dice) if type(n_dice) is int else None
+        if game is None:
+            raise ValueError(f"n_dice must be one of {sorted(_GAME_OF_DICE)}, got {n_dice!r}")
+        self.rules = games.get(game).make_rules(**rules)
         self._setup_table(game, n_players, opponents, agent_seat, rules)
-        if first_player != "roll" and first_player not in range(n_players):
-            raise ValueError(
-                f"first_player must be 'roll' or 0..{n_players - 1}, got {first_player!r}"
-            )
+        first_player = games.check_seat("first_player", first_player, n_players, "roll")
         if episode not in ("game", "circle"):
             raise ValueError(f"episode must be 'game' or 'circle', got {episode!r}")
         self._check_render_mode(render_mode)
@@ -295,3 +194,14 @@ class DicePokerEnv(TableEnv):
         if self.match.done:
             info["winner"] = self.match.game.winner
         return info
+
+
+__all__ = [
+    "DicePokerEnv",
+    "decode_observation",
+    "obs_fields",
+    "obs_size",
+    "obs_space",
+    "observe",
+    "render_game",
+]

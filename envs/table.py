@@ -9,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents import Agent, make_agent
+from envs import games
 
 
 class TextRenderEnv(gym.Env):
@@ -65,13 +66,18 @@ class TableEnv(TextRenderEnv):
         agent_seat: int | str,
         rules: dict,
     ) -> None:
-        if isinstance(n_players, bool) or n_players not in range(2, 7):
-            raise ValueError(f"n_players must be 2..6, got {n_players!r}")
-        if agent_seat != "random" and agent_seat not in range(n_players):
+        low, high = games.get(game).players
+        n_players = games.check_whole("n_players", n_players, max(low, 2), high)
+        agent_seat = games.check_seat("agent_seat", agent_seat, n_players, "random")
+        if isinstance(opponents, str | Agent):
+            specs = [opponents] * (n_players - 1)
+        elif isinstance(opponents, list | tuple):
+            specs = list(opponents)
+        else:
             raise ValueError(
-                f"agent_seat must be 'random' or 0..{n_players - 1}, got {agent_seat!r}"
+                f"opponents must be an agent spec (e.g. 'heuristic'), an Agent, or a list of "
+                f"{n_players - 1} of them, got {opponents!r}"
             )
-        specs = [opponents] * (n_players - 1) if isinstance(opponents, str | Agent) else opponents
         if len(specs) != n_players - 1:
             raise ValueError(
                 f"opponents lists {len(specs)} agents but {n_players} players need {n_players - 1}"

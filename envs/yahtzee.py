@@ -3,163 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
-from gymnasium import spaces
 
-from envs.rules.dice import multisets
+from envs.obs.yahtzee import decode_observation, obs_fields, obs_size, obs_space, observe
 from envs.rules.scorecard import (
     MAX_ROLLS,
-    N_DICE,
     N_REROLL_ACTIONS,
     OPTION_NAMES,
-    ROW_INDEX,
     Scorecard,
     ScorecardGame,
-    ScorecardRules,
     make_rules,
-    score_row,
-    total_bounds,
 )
 from envs.spaces import LegalDiscrete
 from envs.table import TextRenderEnv
-
-
-def obs_fields(
-    rules: str | ScorecardRules = "russian", n_players: int = 1
-) -> list[tuple[str, int]]:
-    """The observation's named slices, in order, as (name, length).
-
-    With ``n_players > 1`` (the PettingZoo env) ``others_total`` follows: the other
-    players' totals, in turn order after you.
-    """
-    n = len(make_rules(rules).rows)
-    others = [("others_total", n_players - 1)] if n_players > 1 else []
-    return [
-        ("face_counts", 6),
-        ("dice", N_DICE),
-        ("rolls_used", 1),
-        ("open_rows", n),
-        ("stage", 1),
-        ("upper_sum", 1),
-        ("bonus", 1),
-        ("yahtzee_scored", 1),
-        ("joker", 1),
-        ("total", 1),
-        ("fill_points", n),
-        *others,
-    ]
-
-
-def obs_size(rules: str | ScorecardRules = "russian", n_players: int = 1) -> int:
-    return sum(n for _, n in obs_fields(rules, n_players))
-
-
-def obs_space(rules: str | ScorecardRules = "russian", n_players: int = 1, **options) -> spaces.Box:
-    """The observation Box with per-field bounds.
-
-    With ``n_players > 1`` a waiting player's dice, rolls and fill points are zeros.
-    """
-    r = make_rules(rules, **options)
-    multi = n_players > 1
-    n = len(r.rows)
-    lo_total, hi_total = total_bounds(r)
-    russian = r.rules == "russian"
-    best_fill = max(
-        max(score_row(row, d, r, first_roll=True) for d in multisets(N_DICE)) for row in r.rows
-    )
-    # the largest single gain: a row at its best plus the bonus it may complete
-    hi_fill = best_fill + (50 if russian else 35 + 100)
-    bounds = {
-        "face_counts": (0, N_DICE),
-        "dice": (0 if multi else 1, 6),
-        "rolls_used": (0 if multi else 1, MAX_ROLLS),
-        "open_rows": (0, 1),
-        "stage": (0, 2),
-        "upper_sum": (-63, 42) if russian else (0, 105),
-        "bonus": (0, 50 if russian else 35),
-        "yahtzee_scored": (0, 1),
-        "joker": (0, 1),
-        "total": (lo_total, hi_total),
-        "fill_points": (-18 if russian else 0, hi_fill),
-        "others_total": (lo_total, hi_total),
-    }
-    low, high = [], []
-    for name, length in obs_fields(r, n_players):
-        lo, hi = bounds[name]
-        low += [lo] * length
-        high += [hi] * length
-    assert len(low) == obs_size(r, n_players) == 2 * n + 18 + (n_players - 1)
-    return spaces.Box(np.array(low, np.float32), np.array(high, np.float32), dtype=np.float32)
-
-
-def observe(
-    game: ScorecardGame, others: list[ScorecardGame] | None = None, own_turn: bool = True
-) -> np.ndarray:
-    """The observation of the player of ``game`` (its layout: :func:`obs_fields`).
-
-    ``others``: the other players' games in turn order after this one (PettingZoo env);
-    when it is not ``own_turn`` the dice, rolls and fill points are zeros.
-    """
-    card = game.card
-    if not own_turn:
-        waiting = observe(game, others)
-        n = len(card.rows)
-        waiting[: 6 + N_DICE + 1] = 0
-        waiting[16 + n] = 0  # joker: no dice
-        waiting[18 + n : 18 + 2 * n] = 0
-        return waiting
-    rows = card.rows
-    dice = game.dice
-    counts = [0] * 6
-    for d in dice:
-        counts[d - 1] += 1
-    points = [0] * len(rows)
-    index = ROW_INDEX[card.rules.rules]
-    for row, v in game.fill_options().items():
-        points[index[row]] = v
-    yahtzee = dice[0] == dice[4]
-    vec = [
-        *counts,
-        *dice,
-        game.rolls_used,
-        *[s is None for s in card.scores],
-        card.stage,
-        card.upper_sum,
-        card.bonus,
-        card.yahtzee_scored,
-        card.rules.rules == "classic" and yahtzee and "yahtzee" not in card.open_rows,
-        card.total,
-        *points,
-    ]
-    if others:
-        vec += [g.card.total for g in others]
-    return np.array(vec, dtype=np.float32)
-
-
-def decode_observation(
-    obs: np.ndarray, rules: str | ScorecardRules = "russian", n_players: int = 1
-) -> dict[str, np.ndarray | float]:
-    """Split an observation into its named fields (scalars as floats, dice as ints)."""
-    obs = np.asarray(obs)
-    size = obs_size(rules, n_players)
-    if obs.shape != (size,):
-        raise ValueError(
-            f"expected an observation of shape ({size},) for rules={make_rules(rules).rules!r}, "
-            f"got {obs.shape}"
-        )
-    out: dict[str, np.ndarray | float] = {}
-    i = 0
-    for name, length in obs_fields(rules, n_players):
-        part = obs[i : i + length]
-        if name in ("face_counts", "dice"):
-            out[name] = part.astype(np.int64)
-        elif name == "open_rows":
-            out[name] = part.astype(bool)
-        elif name == "others_total":
-            out[name] = part.copy()
-        else:
-            out[name] = float(part[0]) if length == 1 else part.copy()
-        i += length
-    return out
 
 
 def card_dict(card: Scorecard) -> dict[str, int | None]:
@@ -360,3 +215,15 @@ class YahtzeeEnv(TextRenderEnv):
             "yahtzee_bonus": card.yahtzee_bonus,
             "rolls_used": self.game.rolls_used,
         }
+
+
+__all__ = [
+    "YahtzeeEnv",
+    "card_dict",
+    "decode_observation",
+    "obs_fields",
+    "obs_size",
+    "obs_space",
+    "observe",
+    "render_card",
+]

@@ -3,7 +3,7 @@
     python train/benchmark.py --game dice_poker --agents random heuristic optimal --games 6000
     python train/benchmark.py --game card_poker --agents random careful bluffer --players 4
     python train/benchmark.py --game yahtzee --agents random heuristic optimal ppo:runs/x/model.zip
-    python train/benchmark.py --game yahtzee_classic --agents heuristic optimal --option joker=free
+    python train/benchmark.py --game yahtzee_classic --agents heuristic optimal --rule joker=free
     python train/benchmark.py --game dice_poker --agents optimal heuristic --record game.gif
 
 Any agent spec of ``agents.make_agent`` takes any seat (``ppo:PATH`` loads a trained
@@ -35,22 +35,9 @@ from pathlib import Path
 
 from agents import AGENTS, GAMES
 from agents.arena import ArenaResult, build_agents, default_workers, make_setup, run_arena
+from envs.cli import add_rule_argument, rule_options
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def parse_option(text: str) -> tuple[str, object]:
-    """``key=value`` -> (key, value) with ints, True/False and None recognised."""
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise ValueError(f"a rule option is key=value, got {text!r}")
-    special = {"True": True, "False": False, "None": None}
-    if value in special:
-        return key, special[value]
-    try:
-        return key, int(value)
-    except ValueError:
-        return key, value
 
 
 def check_spec(spec: str, game: str) -> None:
@@ -122,13 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=int, default=default_workers(), help="processes (default %(default)s)"
     )
     parser.add_argument("--out", type=Path, default=None, help="output folder")
-    parser.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a rule option of the game, e.g. joker=free or deck=54 (repeatable)",
-    )
+    add_rule_argument(parser, "--option", example="joker=free")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--no-chart", action="store_true")
     parser.add_argument(
@@ -157,8 +138,8 @@ def main(argv: list[str] | None = None) -> ArenaResult:
         parser.error(f"--games must be at least 1, got {args.games}")
     if args.workers < 1:
         parser.error(f"--workers must be at least 1, got {args.workers}")
+    rules = rule_options(parser, args)
     try:
-        rules = dict(parse_option(o) for o in args.option)
         for spec in args.agents:
             check_spec(spec, args.game)
         setup = make_setup(args.game, args.agents, args.players, **rules)

@@ -3,12 +3,14 @@
     python train/ppo.py --config quickstart.yaml
     python train/ppo.py --config yahtzee.yaml --total-timesteps 2000000 --seed 1
     python train/ppo.py --config dice_poker.yaml --resume
+    python train/ppo.py --config dice_poker.yaml --rule lock_kept_dice=false --out runs/free
 
 A bare file name is looked up in ``configs/``. The config has three sections:
 ``env:`` (``id`` and ``kwargs``), ``ppo:`` (exactly MaskablePPO's constructor
 arguments) and ``run:`` (the fields of :class:`RunConfig`). Everything lands in
 ``runs/{game}__{config}__{seed}/``: ``model.zip``, ``config.yaml`` (resolved),
 ``metrics.csv``, ``curve.png``, ``checkpoints/`` and TensorBoard logs.
+``--rule KEY=VALUE`` (repeatable) sets ``env.kwargs[KEY]`` over the config's value.
 """
 
 from __future__ import annotations
@@ -32,18 +34,17 @@ import yaml
 import envs  # noqa: F401  (registers the ids)
 from agents import Agent, make_agent
 from agents.ppo import PPOAgent, normalizer_path
+from envs import games
+from envs.cli import add_rule_argument, rule_options
+from envs.vector import BATCHED_IDS, BatchedVecEnv, play_games
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DIR = ROOT / "configs"
 
-# env id -> (game name for make_agent, what an evaluation reports)
-GAMES = {
-    "DicePoker-v0": ("dice_poker", "chips"),
-    "DicePoker6-v0": ("dice_poker6", "chips"),
-    "CardPoker-v0": ("card_poker", "chips"),
-    "Yahtzee-v0": ("yahtzee", "score"),
-    "YahtzeeClassic-v0": ("yahtzee_classic", "score"),
-}
+
+def _chips(cfg: Config) -> bool:
+    """The game is scored in chips (else in points); the registry says which."""
+    return games.by_gym_id(cfg.env.id).result == "chips"
 
 
 @dataclass
@@ -65,6 +66,9 @@ class RunConfig:
     seed: int = 0
     n_envs: int = 4  # parallel envs feeding PPO
     vec_env: str = "dummy"  # "dummy" (one process) or "subproc" (one process per env)
+    # "batched": one numpy engine steps all n_envs games (envs.vector; the scorecard ids);
+    # "scalar": one Gymnasium env per game under vec_env; "auto": batched where it exists
+    engine: str = "auto"
     torch_threads: int = 1  # small MLPs on 2 cores: more threads only add contention
     normalize_obs: bool = False  # scale observations by running mean/std (VecNormalize)
     total_timesteps: int = 100_000
@@ -87,7 +91,7 @@ class Config:
 
     @property
     def game(self) -> str:
-        return GAMES[self.env.id][0]
+        return games.by_gym_id(self.env.id).name
 
     @property
     def run_name(self) -> str:
@@ -140,12 +144,18 @@ def ppo_arguments(ppo: dict[str, Any]) -> dict[str, Any]:
     """Check the ``ppo:`` keys against MaskablePPO's constructor and turn YAML into objects."""
     from sb3_contrib import MaskablePPO
 
-    allowed = set(inspect.signature(MaskablePPO.__init__).parameters) - {"self", "env", "policy"}
+    allowed = set(inspect.signature(MaskablePPO.__init__).parameters) - {"self", "env"}
     allowed -= {"tensorboard_log", "seed", "verbose", "_init_setup_model", "device"}
     unknown = sorted(set(ppo) - allowed)
     if unknown:
         raise ValueError(f"unknown key(s) {unknown} in ppo:; MaskablePPO takes {sorted(allowed)}")
     args = dict(ppo)
+    from agents.policies import POLICIES
+
+    policy = args.setdefault("policy", "MlpPolicy")
+    if policy not in POLICIES:
+        raise ValueError(f"ppo.policy {policy!r}: choose one of {sorted(POLICIES)}")
+    args["policy"] = POLICIES[policy]
     for key in ("learning_rate", "clip_range", "clip_range_vf"):
         if isinstance(args.get(key), dict):
             args[key] = _schedule(args[key], f"ppo.{key}")
@@ -179,20 +189,30 @@ def find_config(name: str) -> Path:
     raise FileNotFoundError(f"no config {name!r} here or in configs/; available: {available}")
 
 
-def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
+def load_config(
+    name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
+) -> Config:
+    """The config ``name``; ``overrides`` replace ``run:`` fields, ``env_kwargs`` env kwargs."""
     path = find_config(name)
     data = yaml.safe_load(path.read_text()) or {}
     unknown = sorted(set(data) - {"env", "ppo", "run"})
     if unknown:
         raise ValueError(f"unknown section(s) {unknown} in {path}; allowed: env, ppo, run")
     env = _build(EnvConfig, data.get("env"), f"{path.name}: env")
-    if env.id not in GAMES:
-        raise ValueError(f"{path.name}: env.id {env.id!r} is not one of {sorted(GAMES)}")
+    env.kwargs = {**env.kwargs, **(env_kwargs or {})}
+    try:
+        games.by_gym_id(env.id)
+    except ValueError as err:
+        raise ValueError(f"{path.name}: {err}") from None
     run_data = dict(data.get("run") or {})
     run_data.update({k: v for k, v in (overrides or {}).items() if v is not None})
     run = _build(RunConfig, run_data, f"{path.name}: run")
     if run.vec_env not in ("dummy", "subproc"):
         raise ValueError(f"run.vec_env must be 'dummy' or 'subproc', got {run.vec_env!r}")
+    if run.engine not in ("auto", "batched", "scalar"):
+        raise ValueError(f"run.engine must be 'auto', 'batched' or 'scalar', got {run.engine!r}")
+    if run.engine == "batched" and env.id not in BATCHED_IDS:
+        raise ValueError(f"run.engine: no batched engine for {env.id}; batched: {BATCHED_IDS}")
     if run.record_games < 0:
         raise ValueError(f"run.record_games must be >= 0, got {run.record_games}")
     ppo = data.get("ppo") or {}
@@ -221,6 +241,12 @@ def evaluate(
     if opponents is not None:
         kwargs["opponents"] = opponents
     kwargs.pop("reward_scale", None)  # report scores in points
+    if batched(cfg):  # every episode at once on the batched engine
+        totals = play_games(agent.act_batch, cfg.env.id, n_episodes, seed, **kwargs)
+        return {
+            "mean": float(totals.mean()),
+            "ci95": float(1.96 * totals.std(ddof=1) / np.sqrt(len(totals))),
+        }
     env = gym.make(cfg.env.id, **kwargs)
     totals = []
     agent.seed(seed)
@@ -237,7 +263,7 @@ def evaluate(
         "mean": float(totals.mean()),
         "ci95": float(1.96 * totals.std(ddof=1) / np.sqrt(len(totals))),
     }
-    if GAMES[cfg.env.id][1] == "chips":
+    if _chips(cfg):
         out["win_rate"] = float((totals > 0).mean())
     return out
 
@@ -246,18 +272,21 @@ def optimal_score(cfg: Config) -> float:
     """The exact optimal expected score of a scorecard game (solved once, then cached)."""
     from agents.optimal.yahtzee import solve
 
-    rules = dict(cfg.env.kwargs)
-    rules.pop("reward_scale", None)
-    rules.setdefault("rules", "classic" if cfg.game == "yahtzee_classic" else "russian")
-    return solve(**rules).expected_score
+    rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
+    return solve(games.get(cfg.game).make_rules(**rules)).expected_score
 
 
 def baselines(cfg: Config) -> list[str]:
     """The opponents a poker model is measured against (none for the scorecard games)."""
-    return list(cfg.run.eval_opponents) if GAMES[cfg.env.id][1] == "chips" else []
+    return list(cfg.run.eval_opponents) if _chips(cfg) else []
 
 
 # -- training ------------------------------------------------------------------------------------
+
+
+def batched(cfg: Config) -> bool:
+    """Whether the run steps a batched engine (``run.engine``)."""
+    return cfg.run.engine == "batched" or (cfg.run.engine == "auto" and cfg.env.id in BATCHED_IDS)
 
 
 def make_vec_env(cfg: Config, n_envs: int, seed: int):
@@ -266,7 +295,7 @@ def make_vec_env(cfg: Config, n_envs: int, seed: int):
     kwargs = dict(cfg.env.kwargs)
     if cfg.run.self_play.enabled:
         sp = cfg.run.self_play
-        rules = {k: v for k, v in kwargs.items() if k not in ENV_ONLY_KWARGS}
+        rules, _ = games.get(cfg.game).split_options(kwargs)
         fixed = kwargs.get("opponents", "heuristic")
         kwargs["opponents"] = [
             SnapshotPool(
@@ -274,8 +303,11 @@ def make_vec_env(cfg: Config, n_envs: int, seed: int):
             )
             for _ in range(kwargs.get("n_players", 3) - 1)
         ]
-    cls = SubprocVecEnv if cfg.run.vec_env == "subproc" and n_envs > 1 else DummyVecEnv
-    vec = cls([functools.partial(_monitored, cfg.env.id, kwargs) for _ in range(n_envs)])
+    if batched(cfg):
+        vec = BatchedVecEnv(cfg.env.id, n_envs, **kwargs)
+    else:
+        cls = SubprocVecEnv if cfg.run.vec_env == "subproc" and n_envs > 1 else DummyVecEnv
+        vec = cls([functools.partial(_monitored, cfg.env.id, kwargs) for _ in range(n_envs)])
     vec.seed(seed)
     if cfg.run.normalize_obs:
         from stable_baselines3.common.vec_env import VecNormalize
@@ -288,19 +320,6 @@ def _monitored(env_id: str, kwargs: dict[str, Any]) -> gym.Env:
     from stable_baselines3.common.monitor import Monitor
 
     return Monitor(gym.make(env_id, **kwargs))
-
-
-# Env keywords that are not rules of the game (agents take only rules).
-ENV_ONLY_KWARGS = {
-    "n_players",
-    "opponents",
-    "agent_seat",
-    "first_player",
-    "episode",
-    "render_mode",
-    "reward_scale",
-    "max_deals",
-}
 
 
 class SnapshotPool(Agent):
@@ -342,10 +361,11 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--n-envs", type=int)
     parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_rule_argument(parser, example="lock_kept_dice=false")
     args = parser.parse_args(argv)
 
     overrides = {k: getattr(args, k) for k in ("total_timesteps", "seed", "out_dir", "n_envs")}
-    cfg = load_config(args.config, overrides)
+    cfg = load_config(args.config, overrides, rule_options(parser, args))
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -380,15 +400,14 @@ def main(argv: list[str] | None = None) -> Path:
         print(f"resuming {run_dir} from {last.name} ({model.num_timesteps} steps)")
     else:
         model = MaskablePPO(
-            "MlpPolicy",
-            vec,
+            env=vec,
             seed=cfg.run.seed,
             device="cpu",
             verbose=0,
             tensorboard_log=str(run_dir / "tb"),
             **ppo_arguments(cfg.ppo),
         )
-    best_known = optimal_score(cfg) if GAMES[cfg.env.id][1] == "score" else None
+    best_known = None if _chips(cfg) else optimal_score(cfg)
     metrics_path = run_dir / "metrics.csv"
     started = time.perf_counter()
     wall_before = _last_wall(metrics_path) if args.resume else 0.0
@@ -454,7 +473,7 @@ def main(argv: list[str] | None = None) -> Path:
     vec.close()
     plot_curve(metrics_path, run_dir / "curve.png", cfg, best_known)
     # The heuristic player in the learner's place, on the same episodes: the yardstick.
-    rules = {k: v for k, v in cfg.env.kwargs.items() if k not in ENV_ONLY_KWARGS}
+    rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
     heuristic = make_agent("heuristic", cfg.game, **rules)
     reference = measure(heuristic, cfg, cfg.run.final_eval_episodes, best_known)
     (run_dir / "final.json").write_text(
@@ -478,7 +497,7 @@ def measure(
     Every agent measured in a run plays the same episodes (same seeds).
     """
     seed = 10_000_000 + cfg.run.seed
-    if GAMES[cfg.env.id][1] == "score":
+    if not _chips(cfg):
         res = evaluate(agent, cfg, n_episodes, seed)
         row = {"score": res["mean"], "score_ci95": res["ci95"]}
         if best_known:

@@ -23,7 +23,8 @@ from functools import cache
 import numpy as np
 
 from agents.base import Agent, legal_actions
-from envs.card_poker import decode_observation
+from envs import games
+from envs.obs.card_poker import decode_observation
 from envs.rules.card_poker import (
     FIRST_BID,
     HAND_SIZE,
@@ -116,9 +117,7 @@ class CardPokerCareful(Agent):
         **rules,
     ) -> None:
         super().__init__()
-        if game != "card_poker":
-            raise ValueError(f"{type(self).__name__} plays card_poker, not {game!r}")
-        self.rules = CardPokerRules(**rules)
+        self.rules = games.rules_for(game, CardPokerRules, type(self).__name__, **rules)
         self.ev = self.rules.evaluator
         self.n_cards = self.ev.deck.size
         self.samples = samples

@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, legal_actions
-from envs.dice_poker import decode_observation
+from envs import games
+from envs.obs.dice_poker import decode_observation
 from envs.rules.dice import face_counts, multisets, outcome_distribution
 from envs.rules.dice_poker import DicePokerRules
 
@@ -51,10 +52,7 @@ class DicePokerHeuristic(Agent):
 
     def __init__(self, game: str = "dice_poker", **rules) -> None:
         super().__init__()
-        n_dice = {"dice_poker": 5, "dice_poker6": 6}.get(game)
-        if n_dice is None:
-            raise ValueError(f"DicePokerHeuristic plays dice_poker or dice_poker6, not {game!r}")
-        self.rules = DicePokerRules(n_dice=n_dice, **rules)
+        self.rules = games.rules_for(game, DicePokerRules, "DicePokerHeuristic", **rules)
         self.table = _HandTable(self.rules)
         self._memo: dict[tuple[int, ...], tuple] = {}
 

@@ -15,7 +15,7 @@ How it plays one turn:
   over the rest of the turn (all 462 keeps, both re-rolls), so it aims at whatever row
   is worth most, the first-roll doubling of the russian card included.
 
-Everything comes from the observation (``envs.yahtzee.decode_observation``); the work
+Everything comes from the observation (``envs.obs.yahtzee.decode_observation``); the work
 per card state (about a millisecond) is cached for the turn.
 """
 
@@ -28,7 +28,16 @@ from functools import cache
 import numpy as np
 
 from agents.base import Agent, legal_actions
-from envs.rules.dice import FACES, multiset_probability, multisets
+from envs import games
+from envs.obs.yahtzee import decode_observation
+from envs.rules.dice import (
+    FACES,
+    KEEP_INDEX,
+    KEEPS,
+    keep_to_reroll,
+    keep_transition,
+    multisets,
+)
 from envs.rules.scorecard import (
     CLASSIC_ROWS,
     N_REROLL_ACTIONS,
@@ -37,16 +46,12 @@ from envs.rules.scorecard import (
     UPPER_BONUS_AT,
     Scorecard,
     ScorecardRules,
-    make_rules,
     satisfies,
     score_row,
 )
-from envs.yahtzee import decode_observation
 
 DICE = multisets(5)
 DICE_INDEX = {d: i for i, d in enumerate(DICE)}
-KEEPS = tuple(k for n in range(6) for k in itertools.combinations_with_replacement(FACES, n))
-KEEP_INDEX = {k: i for i, k in enumerate(KEEPS)}
 YAHTZEES = [DICE_INDEX[(f,) * 5] for f in FACES]
 
 # Opportunity cost of each lower / stage-2 row: its mean final score in the agent's own
@@ -80,21 +85,13 @@ ROW_COST = {
 
 
 @cache
-def _transition() -> np.ndarray:
-    """``T[k, d]``: chance that re-rolling the dice outside keep ``k`` gives multiset ``d``."""
-    t = np.zeros((len(KEEPS), len(DICE)))
-    for k, keep in enumerate(KEEPS):
-        for rolled in multisets(5 - len(keep)):
-            t[k, DICE_INDEX[tuple(sorted(keep + rolled))]] += multiset_probability(rolled)
-    return t
-
-
-@cache
 def _sub_keeps() -> np.ndarray:
     """``S[d]``: the keeps that re-roll at least one die of ``d`` (padded with -1)."""
     out = np.full((len(DICE), 32), -1, dtype=np.int64)
     for i, d in enumerate(DICE):
-        subs = sorted({KEEP_INDEX[k] for n in range(5) for k in itertools.combinations(d, n)})
+        subs = {KEEP_INDEX[k] for n in range(5) for k in itertools.combinations(d, n)}
+        # in (size, faces) order: ties between equal keep values go to the first one
+        subs = sorted(subs, key=lambda i: (len(KEEPS[i]), KEEPS[i]))
         out[i, : len(subs)] = subs
     return out
 
@@ -108,16 +105,7 @@ def _tables(rules: ScorecardRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return later, first, sat
 
 
-def keep_to_action(dice: tuple[int, ...], keep: tuple[int, ...]) -> int:
-    """The re-roll bit set (bit i = the i-th smallest die) that keeps ``keep``."""
-    left = list(keep)
-    action = 0
-    for i, d in enumerate(dice):
-        if d in left:
-            left.remove(d)
-        else:
-            action |= 1 << i
-    return action
+keep_to_action = keep_to_reroll  # the name this module has always exported
 
 
 class YahtzeeHeuristic(Agent):
@@ -128,19 +116,13 @@ class YahtzeeHeuristic(Agent):
 
     def __init__(self, game: str = "yahtzee", **rules) -> None:
         super().__init__()
-        wanted = {"yahtzee": "russian", "yahtzee_classic": "classic"}.get(game)
-        if wanted is None:
-            raise ValueError(f"YahtzeeHeuristic plays yahtzee or yahtzee_classic, not {game!r}")
-        named = rules.pop("rules", wanted)
-        if named != wanted:
-            raise ValueError(f"game {game!r} plays rules={wanted!r}, got rules={named!r}")
-        self.rules = make_rules(wanted, **rules)
+        self.rules = games.scorecard_rules_for(game, "YahtzeeHeuristic", **rules)
         self.rows = self.rules.rows
         self.n_rows = len(self.rows)
         self.russian = self.rules.rules == "russian"
         self.later, self.first, self.sat = _tables(self.rules)
         self.cost = np.array([ROW_COST[self.rules.rules].get(r, 0.0) for r in self.rows])
-        self.transition = _transition()
+        self.transition = keep_transition()
         self.sub_keeps = _sub_keeps()
         self._memo: dict = {}
         self._potential = self._upper_potential()

@@ -15,25 +15,15 @@ instead of the up-to-32 subsets of every roll.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
 import numpy as np
 
-from envs.rules.dice import FACES, multiset_probability, multisets
+from envs.rules.dice import FACES, KEEP_INDEX, KEEPS, keep_transition, multisets
 
 N_DICE = 5
 DICE: tuple[tuple[int, ...], ...] = multisets(N_DICE)
 DICE_INDEX = {d: i for i, d in enumerate(DICE)}
-# Keeps ordered by size, so each size is a contiguous block, and within a size by the
-# number of distinct faces, most first, so the keeps that have a j-th one-die-smaller
-# keep form a prefix of their block (best_subkeep relies on it).
-KEEPS: tuple[tuple[int, ...], ...] = tuple(
-    k
-    for n in range(N_DICE + 1)
-    for k in sorted(itertools.combinations_with_replacement(FACES, n), key=lambda k: -len(set(k)))
-)
-KEEP_INDEX = {k: i for i, k in enumerate(KEEPS)}
 N_ROLLS, N_KEEPS = len(DICE), len(KEEPS)
 _SIZE_START = [sum(1 for k in KEEPS if len(k) < n) for n in range(N_DICE + 2)]
 FULL_KEEP = np.array([KEEP_INDEX[d] for d in DICE])  # keep index of each roll
@@ -41,15 +31,7 @@ FULL_KEEP = np.array([KEEP_INDEX[d] for d in DICE])  # keep index of each roll
 COUNTS = np.array([[d.count(f) for f in FACES] for d in DICE], dtype=np.int64)  # (252, 6)
 
 
-def _transition() -> np.ndarray:
-    t = np.zeros((N_KEEPS, N_ROLLS))
-    for k, keep in enumerate(KEEPS):
-        for rolled in multisets(N_DICE - len(keep)):
-            t[k, DICE_INDEX[tuple(sorted(keep + rolled))]] += multiset_probability(rolled)
-    return t
-
-
-TRANSITION = _transition()
+TRANSITION = keep_transition()  # KEEPS as in envs.rules.dice, in its order
 FIRST_ROLL = TRANSITION[KEEP_INDEX[()]]  # chance of each multiset on a fresh roll of five
 
 

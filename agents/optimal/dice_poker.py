@@ -44,12 +44,11 @@ from functools import cache, lru_cache
 import numpy as np
 
 from agents.base import Agent, legal_actions
-from envs.dice_poker import decode_observation
+from envs import games
+from envs.obs.dice_poker import decode_observation
 from envs.rules.dice import multisets, outcome_distribution
 from envs.rules.dice_hands import DiceHand, hand_names
 from envs.rules.dice_poker import DicePokerRules
-
-GAME_DICE = {"dice_poker": 5, "dice_poker6": 6}
 
 # The play-off fixed point stops when no seat's value moves by more than this.
 _FIXED_POINT_TOL = 1e-14
@@ -502,16 +501,18 @@ class DicePokerOptimal(Agent):
 
     def __init__(self, game: str = "dice_poker", **rules) -> None:
         super().__init__()
-        n_dice = GAME_DICE.get(game)
-        if n_dice is None:
-            raise ValueError(f"DicePokerOptimal plays {sorted(GAME_DICE)}, not {game!r}")
-        self.rules = _rules(n_dice, rules)
+        table = games.rules_for(game, DicePokerRules, "DicePokerOptimal", **rules)
+        self.rules = replace(table, ante=1)  # chips scale with the ante; the play does not
         self.keys = hand_keys(self.rules)
-        self.shape = turn_shape(n_dice, self.rules.lock_kept_dice)
+        self.shape = turn_shape(self.rules.n_dice, self.rules.lock_kept_dice)
 
     def policy(self, round_players: int, position: int, best: int | None, count: int):
         """The turn policy of ``position`` in a round of ``round_players``."""
         return _policy(self.rules, round_players, position, best, count)
+
+    def action_values(self, observation: np.ndarray) -> dict[int, float]:
+        """Each legal move's chance to win the pot (:func:`action_values`)."""
+        return action_values(observation, self.rules)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         f = decode_observation(observation, self.rules.n_dice)
@@ -549,6 +550,61 @@ class DicePokerOptimal(Agent):
                 f"observation {f}"
             )
         return action
+
+
+def action_values(observation: np.ndarray, rules: DicePokerRules) -> dict[int, float]:
+    """Each legal move's chance to win the pot, every later decision (everyone's) optimal.
+
+    ``observation``: a ``DicePoker-v0`` / ``DicePoker6-v0`` observation of the player to
+    act; ``rules``: the table's rules (the ante changes nothing). The solved game gives
+    the worth of every final hand to that player (its chance to win when everyone
+    after plays optimally; a tie counts at the play-off's chance); one step of the turn
+    recursion then values standing and every re-roll that leaves the frozen dice alone.
+    The best value is the optimal player's, and :meth:`DicePokerOptimal.act` plays a
+    move that attains it.
+    """
+    rules = replace(rules, ante=1)
+    n = rules.n_dice
+    f = decode_observation(observation, n)
+    hk, shape = hand_keys(rules), turn_shape(n, rules.lock_kept_dice)
+    best = hk.index_of_vector(f["best"])
+    count = int(f["best_count"]) if best is not None else 0
+    utility, kept_value = _worth(
+        rules, int(f["round_players"]), int(f["position"]), best, count, int(f["rolls_used"]) == 1
+    )
+    dice = tuple(int(d) for d in f["dice"])
+    frozen = sum(1 << i for i, z in enumerate(f["frozen"]) if z)
+    values = {0: float(utility[hk.key_of_final[shape.final_id[dice]]])}
+    for a in range(1, rules.n_actions):
+        if a & frozen == 0:
+            kept = tuple(d for i, d in enumerate(dice) if not a >> i & 1)
+            values[a] = float(kept_value[shape.sub_id[kept]])
+    return values
+
+
+@lru_cache(maxsize=1024)
+def _worth(
+    rules: DicePokerRules,
+    round_players: int,
+    position: int,
+    best: int | None,
+    count: int,
+    first_roll: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(worth of each final hand strength, worth of keeping each sub-multiset and re-rolling)."""
+    sol = _solve_game(round_players, rules)
+    hk, shape = hand_keys(rules), turn_shape(rules.n_dice, rules.lock_kept_dice)
+    utility = sol.utility(position, best, count)
+    keep_and_roll = hk.t3k @ utility  # keep a sub-multiset, roll the others once, stop
+    if not first_roll:
+        return utility, keep_and_roll
+    # a re-roll after the first roll is followed by the best choice after the second
+    after2, _ = shape.choice2.best(keep_and_roll)
+    if shape.lock:
+        kept = np.bincount(shape.state2_k, shape.state2_p * after2, minlength=len(shape.subs))
+    else:
+        kept = shape.t3 @ after2
+    return utility, kept
 
 
 @lru_cache(maxsize=512)

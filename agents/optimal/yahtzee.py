@@ -15,7 +15,7 @@ loads in a fraction of a second.
 
 :class:`YahtzeeOptimal` (``make_agent("optimal", game="yahtzee" |
 "yahtzee_classic", **rules)``) plays from the observation alone: it reads the
-card state and the dice with ``envs.yahtzee.decode_observation`` and picks
+card state and the dice with ``envs.obs.yahtzee.decode_observation`` and picks
 the action of the optimal policy (ties: stop rather than re-roll, then the
 lowest keep index, then the lowest row).
 """
@@ -38,6 +38,7 @@ from agents.optimal._yahtzee_turn import (
     DICE,
     DICE_INDEX,
     FULL_KEEP,
+    KEEP_INDEX,
     KEEPS,
     N_KEEPS,
     N_ROLLS,
@@ -45,6 +46,9 @@ from agents.optimal._yahtzee_turn import (
     subkeeps,
     turn_policy_values,
 )
+from envs import games
+from envs.obs.yahtzee import decode_observation
+from envs.rules.dice import keep_to_reroll
 from envs.rules.scorecard import (
     MAX_ROLLS,
     N_REROLL_ACTIONS,
@@ -58,22 +62,7 @@ from envs.rules.scorecard import (
 
 CACHE_VERSION = 1  # bump whenever the solver or the file layout changes
 
-GAME_RULES = {"yahtzee": "russian", "yahtzee_classic": "classic"}
-
-
 # -- keeps as env actions ---------------------------------------------------------------
-
-
-def _reroll_mask(dice: tuple[int, ...], keep: tuple[int, ...]) -> int:
-    """Env re-roll action: bit i set = re-roll the i-th smallest die, keeping ``keep``."""
-    left = list(keep)
-    mask = 0
-    for i, d in enumerate(sorted(dice)):
-        if d in left:
-            left.remove(d)
-        else:
-            mask |= 1 << i
-    return mask
 
 
 def _proper_subkeeps() -> tuple[np.ndarray, np.ndarray]:
@@ -85,7 +74,7 @@ def _proper_subkeeps() -> tuple[np.ndarray, np.ndarray]:
     for i, d in enumerate(DICE):
         subs = [k for k in subkeeps(d) if k != FULL_KEEP[i]]
         keeps[i, : len(subs)] = subs
-        masks[i, : len(subs)] = [_reroll_mask(d, KEEPS[k]) for k in subs]
+        masks[i, : len(subs)] = [keep_to_reroll(d, KEEPS[k]) for k in subs]
     return keeps, masks
 
 
@@ -488,6 +477,50 @@ def simulate(
     return {"total": totals.astype(np.float64), "bonus": bonus}
 
 
+# -- every action's value -----------------------------------------------------------------
+
+
+def action_values(
+    solution: Solution, observation: np.ndarray, action_mask: np.ndarray
+) -> dict[int, float]:
+    """Each legal action's expected points still to come in the game, optimal play after it.
+
+    ``observation``: a one-player ``Yahtzee-v0`` / ``YahtzeeClassic-v0`` observation of
+    ``solution``'s rules; ``action_mask``: the legal actions. A fill is worth the points it
+    scores (bonuses included) plus the solved value of the card it leaves; a re-roll is
+    worth the solved value of the dice it keeps with the rolls that remain. Points already
+    on the card are not included (add the card's total for the expected final score). The
+    best value is the solved value of the position, and :class:`YahtzeeOptimal` plays an
+    action that attains it.
+    """
+    from envs.obs.yahtzee import decode_observation  # envs import agents; import late
+
+    f = decode_observation(observation, solution.rules)
+    model = solution.model
+    state = model.state(f["open_rows"].tolist(), int(f["upper_sum"]), bool(f["yahtzee_scored"]))
+    dice = tuple(sorted(int(d) for d in f["dice"]))
+    rolls_used = int(f["rolls_used"])
+    legal = [int(a) for a in np.flatnonzero(action_mask)]
+    values: dict[int, float] = {}
+    rerolls = [a for a in legal if a < N_REROLL_ACTIONS]
+    if rerolls:
+        plan = solution.turn_plan(state)
+        keep = plan.keep2 if rolls_used == 1 else plan.keep1
+        for a in rerolls:  # bit i re-rolls the i-th smallest die
+            kept = tuple(d for i, d in enumerate(dice) if not a >> i & 1)
+            values[a] = float(keep[KEEP_INDEX[kept], 0])
+    fills = [a for a in legal if a >= N_REROLL_ACTIONS]
+    if fills:
+        rows = np.array(fills) - N_REROLL_ACTIONS
+        batch = tuple(np.repeat(x, len(fills)) for x in state)
+        gain, after = model.apply(
+            batch, rows, np.full(len(fills), DICE_INDEX[dice]), rolls_used == 1
+        )
+        for a, g, v in zip(fills, gain, model.value(after), strict=True):
+            values[a] = float(g) + float(v)
+    return values
+
+
 # -- the agent --------------------------------------------------------------------------
 
 
@@ -498,18 +531,15 @@ class YahtzeeOptimal(Agent):
 
     def __init__(self, game: str = "yahtzee", **rules) -> None:
         super().__init__()
-        if game not in GAME_RULES:
-            raise ValueError(f"YahtzeeOptimal plays {sorted(GAME_RULES)}, not {game!r}")
-        rule_set = rules.pop("rules", GAME_RULES[game])
-        if rule_set != GAME_RULES[game]:
-            raise ValueError(f"game {game!r} is played with rules={GAME_RULES[game]!r}")
-        self.rules = make_rules(rule_set, **rules)
+        self.rules = games.scorecard_rules_for(game, "YahtzeeOptimal", **rules)
         self.solution = solve(self.rules)
         self._plan: tuple | None = None
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        from envs.yahtzee import decode_observation  # envs import agents; import late
+    def action_values(self, observation: np.ndarray, action_mask: np.ndarray) -> dict[int, float]:
+        """Each legal action's expected points still to come (:func:`action_values`)."""
+        return action_values(self.solution, observation, action_mask)
 
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         f = decode_observation(observation, self.rules)
         key = (tuple(f["open_rows"].tolist()), int(f["upper_sum"]), bool(f["yahtzee_scored"]))
         if self._plan is None or self._plan[0] != key:  # a new turn: plan it once
@@ -532,6 +562,7 @@ __all__ = [
     "Solution",
     "TurnPlan",
     "YahtzeeOptimal",
+    "action_values",
     "cache_dir",
     "cache_path",
     "simulate",

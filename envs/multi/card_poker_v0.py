@@ -9,8 +9,10 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from envs.card_poker import obs_space, observe, render_game
+from envs import games
+from envs.card_poker import render_game
 from envs.multi.table import MatchAEC
+from envs.obs.card_poker import obs_space, observe
 from envs.rules.card_poker import MAX_PLAYERS, MIN_PLAYERS, CardPokerMatch, CardPokerRules
 
 RULE_KWARGS = tuple(f.name for f in fields(CardPokerRules))
@@ -41,7 +43,7 @@ class raw_env(MatchAEC, EzPickle):
 
     ``{"observation": Box(float32), "action_mask": Box(int8)}``: the same
     vector as ``CardPokerEnv`` (see its docstring and
-    ``envs.card_poker.decode_observation``) from that agent's seat; the mask
+    ``envs.obs.card_poker.decode_observation``) from that agent's seat; the mask
     is all zeros when it is not that agent's turn.
 
     ## Rewards
@@ -82,20 +84,11 @@ class raw_env(MatchAEC, EzPickle):
     ) -> None:
         EzPickle.__init__(self, n_players, episode, max_deals, render_mode, **rules)
         super().__init__()
-        unknown = sorted(set(rules) - set(RULE_KWARGS))
-        if unknown:
-            raise TypeError(f"unknown argument(s) {unknown}; rule options are {RULE_KWARGS}")
-        self.rules = CardPokerRules(**rules)
-        if (
-            not isinstance(n_players, int)
-            or isinstance(n_players, bool)
-            or not MIN_PLAYERS <= n_players <= MAX_PLAYERS
-        ):
-            raise ValueError(f"n_players must be 2..6, got {n_players!r}")
+        self.rules = games.get("card_poker").make_rules(**rules)
+        n_players = games.check_whole("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)
         if episode not in ("deal", "session"):
             raise ValueError(f"episode must be 'deal' or 'session', got {episode!r}")
-        if not isinstance(max_deals, int) or max_deals < 1:
-            raise ValueError(f"max_deals must be a whole number >= 1, got {max_deals!r}")
+        max_deals = games.check_whole("max_deals", max_deals, 1)
         self.episode = episode
         self.max_deals = max_deals
         self._setup_table(
@@ -107,7 +100,7 @@ class raw_env(MatchAEC, EzPickle):
         self.match: CardPokerMatch | None = None
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self._reset_table(seed)
+        self._reset_table(seed, options)
         self.match = CardPokerMatch(
             self.n_players, self._np_random, self.rules, self.episode, self.max_deals
         )

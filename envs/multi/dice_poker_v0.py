@@ -9,11 +9,15 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from envs.dice_poker import obs_space, observe, render_game
+from envs import games
+from envs.dice_poker import render_game
 from envs.multi.table import MatchAEC
+from envs.obs.dice_poker import obs_space, observe
 from envs.rules.dice_poker import DicePokerMatch, DicePokerRules
 
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
+# the registry's dice poker games by their number of dice
+_GAME_OF_DICE = {games.get(g).make_rules().n_dice: g for g in games.names_for(DicePokerRules)}
 
 
 def env(**kwargs) -> AECEnv:
@@ -39,7 +43,7 @@ class raw_env(MatchAEC, EzPickle):
 
     ``{"observation": Box(float32), "action_mask": Box(int8)}``: the same
     vector as ``DicePokerEnv`` (see its docstring and
-    ``envs.dice_poker.decode_observation``) from that agent's seat; the own
+    ``envs.obs.dice_poker.decode_observation``) from that agent's seat; the own
     dice are zeros and the mask is all zeros when it is not that agent's turn.
 
     ## Rewards
@@ -81,25 +85,21 @@ class raw_env(MatchAEC, EzPickle):
     ) -> None:
         EzPickle.__init__(self, n_dice, n_players, episode, first_player, render_mode, **rules)
         super().__init__()
-        unknown = sorted(set(rules) - set(RULE_KWARGS))
-        if unknown:
-            raise TypeError(f"unknown argument(s) {unknown}; rule options are {RULE_KWARGS}")
-        self.rules = DicePokerRules(n_dice=n_dice, **rules)
-        if not isinstance(n_players, int) or not 2 <= n_players <= 6:
-            raise ValueError(f"n_players must be 2..6, got {n_players!r}")
+        game = _GAME_OF_DICE.get(n_dice) if type(n_dice) is int else None
+        if game is None:
+            raise ValueError(f"n_dice must be one of {sorted(_GAME_OF_DICE)}, got {n_dice!r}")
+        self.rules = games.get(game).make_rules(**rules)
+        n_players = games.check_whole("n_players", n_players, *games.get(game).players)
         if episode not in ("game", "circle"):
             raise ValueError(f"episode must be 'game' or 'circle', got {episode!r}")
-        if first_player != "roll" and first_player not in range(n_players):
-            raise ValueError(
-                f"first_player must be 'roll' or 0..{n_players - 1}, got {first_player!r}"
-            )
+        first_player = games.check_seat("first_player", first_player, n_players, "roll")
         self.episode = episode
         self.first_player = first_player
         self._setup_table(n_players, obs_space(n_dice), self.rules.n_actions, render_mode)
         self.match: DicePokerMatch | None = None
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self._reset_table(seed)
+        self._reset_table(seed, options)
         self.match = DicePokerMatch(
             self.n_players,
             self._np_random,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from abc import abstractmethod
 
 import numpy as np
@@ -45,8 +46,18 @@ class TableAEC(AECEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
-    def _reset_table(self, seed: int | None) -> None:
-        """Re-seed (when asked) and clear PettingZoo's per-agent bookkeeping."""
+    def _reset_table(self, seed: int | None, options: dict | None = None) -> None:
+        """Re-seed (when asked) and clear PettingZoo's per-agent bookkeeping.
+
+        ``options``: none are known. Unlike the Gymnasium envs, which raise, an AEC
+        env warns and goes on: PettingZoo's own ``api_test`` requires
+        ``reset(seed=0, options={"options": 1})`` to succeed.
+        """
+        if options:
+            warnings.warn(
+                f"{self.metadata['name']}.reset takes no options; ignored {sorted(options)}",
+                stacklevel=3,
+            )
         if seed is not None:
             self._np_random, _ = seeding.np_random(seed)
         self.agents = self.possible_agents[:]

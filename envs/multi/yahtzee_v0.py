@@ -7,9 +7,12 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from envs import games
 from envs.multi.table import TableAEC
+from envs.obs.yahtzee import obs_space, observe
 from envs.rules.scorecard import N_REROLL_ACTIONS, OPTION_NAMES, ScorecardGame, make_rules
-from envs.yahtzee import obs_space, observe, render_card
+from envs.rules.scorecard_match import ScorecardMatch
+from envs.yahtzee import render_card
 
 REWARDS = ("settlement", "points")
 
@@ -41,7 +44,7 @@ class raw_env(TableAEC, EzPickle):
     ## Observation Space
 
     ``{"observation": Box(float32), "action_mask": Box(int8)}``. The vector is
-    ``YahtzeeEnv``'s (see its docstring and ``envs.yahtzee.decode_observation``
+    ``YahtzeeEnv``'s (see its docstring and ``envs.obs.yahtzee.decode_observation``
     with ``n_players``) for that agent's own card, followed by
     ``others_total``: the other players' totals in turn order after it. For
     a waiting agent the dice, face counts, rolls used, joker and fill points
@@ -92,8 +95,7 @@ class raw_env(TableAEC, EzPickle):
         if unknown:
             raise TypeError(f"unknown argument(s) {unknown}; rule options are {OPTION_NAMES}")
         self.rules = make_rules(rules, **options)
-        if isinstance(n_players, bool) or not isinstance(n_players, int) or n_players < 2:
-            raise ValueError(f"n_players must be an int >= 2, got {n_players!r}")
+        n_players = games.check_whole("n_players", n_players, 2)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         if (
@@ -109,19 +111,26 @@ class raw_env(TableAEC, EzPickle):
         self._setup_table(
             n_players, obs_space(self.rules, n_players=n_players), self.n_actions, render_mode
         )
-        self.games: list[ScorecardGame] = []
+        self.match: ScorecardMatch | None = None
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self._reset_table(seed)
+        self._reset_table(seed, options)
         # every card rolls from the table's one generator, in playing order
-        self.games = [ScorecardGame(self._np_random, self.rules) for _ in self.possible_agents]
-        self._seat = 0
+        self.match = ScorecardMatch(self.n_players, self._np_random, self.rules)
         self._last: tuple[int, int] | None = None  # (seat, action) for the picture
         self.agent_selection = self.possible_agents[0]
 
     @property
+    def games(self) -> list[ScorecardGame]:
+        return self.match.games if self.match is not None else []
+
+    @property
+    def _seat(self) -> int:
+        return self.match.current_player
+
+    @property
     def done(self) -> bool:
-        return bool(self.games) and all(g.done for g in self.games)
+        return self.match is not None and self.match.done
 
     def totals(self) -> dict[str, int]:
         return {a: g.card.total for a, g in zip(self.possible_agents, self.games, strict=True)}
@@ -129,7 +138,7 @@ class raw_env(TableAEC, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.possible_agents.index(agent)
         game = self.games[seat]
-        others = [self.games[(seat + k) % self.n_players] for k in range(1, self.n_players)]
+        others = self.match.others(seat)
         own_turn = seat == self._seat and not self.done
         mask = np.zeros(self.n_actions, dtype=np.int8)
         if own_turn:
@@ -141,21 +150,20 @@ class raw_env(TableAEC, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.games[self._seat]
-        points = game.step(action)  # raises on an illegal action, changing nothing
-        self._last = (self._seat, int(action))
+        seat = self._seat
+        points = self.match.step(action)  # raises on an illegal action, changing nothing
+        self._last = (seat, int(action))
         self._cumulative_rewards[agent] = 0
         self.rewards = dict.fromkeys(self.agents, 0)
         if self.reward == "points":
             self.rewards[agent] = points * self.reward_scale
-        if int(action) >= N_REROLL_ACTIONS:  # a fill ends the turn
-            self._seat = (self._seat + 1) % self.n_players
         if self.done:
             totals = self.totals()
-            mean = sum(totals.values()) / self.n_players
+            paid = self.match.settlements(self.reward_scale)
+            pay = dict(zip(self.possible_agents, paid, strict=True))
             for a in self.agents:
                 if self.reward == "settlement":
-                    self.rewards[a] = (totals[a] - mean) * self.reward_scale
+                    self.rewards[a] = pay[a]  # they sum to exactly zero
                 self.infos[a] = {"total": totals[a], "totals": totals}
             self.terminations = dict.fromkeys(self.agents, True)
         self.agent_selection = self.possible_agents[self._seat]

@@ -218,19 +218,6 @@ def aec_frames(
     return frames, returns
 
 
-def _table(game: str, players: int, rules: dict):
-    """The PettingZoo env of ``game`` for ``players`` seats."""
-    from envs.multi import card_poker_v0, dice_poker_v0, yahtzee_v0
-
-    if game in ("dice_poker", "dice_poker6"):
-        n_dice = 5 if game == "dice_poker" else 6
-        return dice_poker_v0.env(n_dice=n_dice, n_players=players, **rules)
-    if game in ("yahtzee", "yahtzee_classic"):
-        kind = "russian" if game == "yahtzee" else "classic"
-        return yahtzee_v0.env(n_players=players, rules=kind, **rules)
-    return card_poker_v0.env(n_players=players, **rules)
-
-
 def record_game(
     game: str,
     agents: Sequence,
@@ -252,39 +239,34 @@ def game_frames(
     game: str, agents: Sequence, players: int | None = None, seed: int = 0, **rules
 ) -> list[np.ndarray]:
     """The frames of :func:`record_game`, without writing them."""
-    from agents import GAMES, make_agent
-    from agents.arena import display_name
+    from importlib import import_module
 
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; choose one of {GAMES}")
+    from agents import make_agent
+    from agents.arena import display_name
+    from envs import games
+
+    record = games.get(game)  # names the registered games if there is no such game
     if not agents:
         raise ValueError("record_game needs at least one agent")
     players = len(agents) if players is None else players
-    scorecard = game in ("yahtzee", "yahtzee_classic")
-    if not (1 if scorecard else 2) <= players <= 6:
-        raise ValueError(
-            f"{game} is recorded with {'1' if scorecard else '2'}-6 players, got {players}"
-        )
+    low, high = record.players
+    if isinstance(players, bool) or not isinstance(players, int) or not low <= players <= high:
+        raise ValueError(f"{game} is played by {low}-{high} players, got {players!r}")
     specs = [agents[k % len(agents)] for k in range(players)]
     built = [make_agent(s, game, **rules) for s in specs]
     for k, agent in enumerate(built):
         agent.seed(seed + 1 + k)
-    if players == 1:
+    if players == 1:  # a game played alone: the single-player env
         import gymnasium as gym
 
-        import envs  # noqa: F401  (registers the ids)
-
-        env_id = "Yahtzee-v0" if game == "yahtzee" else "YahtzeeClassic-v0"
-        env = gym.make(env_id, render_mode="rgb_array", **rules)
+        env = gym.make(record.gym_id, render_mode="rgb_array", **rules)
         return episode_frames(env, built[0], seed)[0]
     labels = {k: display_name(s) for k, s in enumerate(specs)}
-    env = _table(game, players, rules)
+    env = import_module(record.aec_module).env(n_players=players, **record.aec_kwargs, **rules)
     view = None
-    if scorecard:  # the scorecard agents read one player's observation: drop others_total
-        from envs.yahtzee import obs_size
-
-        own = obs_size(env.unwrapped.rules)
-        view = lambda vector: vector[:own]  # noqa: E731
+    if record.result == "points":  # scorecard agents read one player's observation
+        own = record.observation(env.unwrapped.rules, 1).shape[0]
+        view = lambda vector: vector[:own]  # noqa: E731  (others_total comes last)
     return aec_frames(env, built, seed, labels, view)[0]
 
 

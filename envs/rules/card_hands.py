@@ -82,6 +82,8 @@ def check_variant(
     ace_low_straight: bool = False,
 ) -> tuple:
     """Validate the hand options; return them as a tuple in :data:`HAND_OPTIONS` order."""
+    if type(deck) is not int:  # 36.0 and True would hit make_deck's cache for 36 and 1
+        raise ValueError(f"deck must be 36 or 54, got {deck!r}")
     make_deck(deck, joker_card)  # validates deck and joker_card
     if categories not in CATEGORY_SETS:
         raise ValueError(f"categories={categories!r} is not allowed; choose one of {CATEGORY_SETS}")

@@ -38,6 +38,7 @@ from envs.rules.card_hands import (
     get_evaluator,
 )
 from envs.rules.cards import Deck
+from envs.rules.seats import split_pot, turn_order
 
 HAND_SIZE = 5
 N_DISCARDS = 2**HAND_SIZE
@@ -82,6 +83,11 @@ class CardPokerRules:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        if self.stack < self.ante:
+            raise ValueError(
+                f"stack must be at least the ante ({self.ante}) so a deal can start, "
+                f"got stack={self.stack}"
+            )
         if self.max_bid < self.min_bid:
             raise ValueError(f"max_bid ({self.max_bid}) must be >= min_bid ({self.min_bid})")
         check_variant(**self.hand_variant)
@@ -119,11 +125,6 @@ class CardPokerRules:
         if action == REVEAL:
             return "reveal"
         return f"bid {self.bid_amount(action)}"
-
-
-def turn_order(first: int, n_players: int) -> list[int]:
-    """Seats in playing order from ``first``, passing to the left (increasing seats)."""
-    return [(first + i) % n_players for i in range(n_players)]
 
 
 @dataclass
@@ -366,7 +367,7 @@ class CardPokerGame:
         hands = {s: self.hand(s) for s in shown}
         best = max(hands.values())
         winners = [s for s in shown if hands[s] == best]
-        share, odd = divmod(self.pot, len(winners))
+        share, odd = split_pot(self.pot, len(winners))
         won = {s: share for s in winners}
         won[winners[0]] += odd  # odd chips to the earliest winner in turn order
         self.showdown = Showdown(hands, winners, won)

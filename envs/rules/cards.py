@@ -149,7 +149,7 @@ def make_deck(deck: int = 36, joker_card: str | None = "6S") -> Deck:
     ``joker_card=None`` removes them (a plain 52-card deck) and any other card
     is an error.
     """
-    if deck not in DECK_SIZES:
+    if type(deck) is not int or deck not in DECK_SIZES:  # not 36.0, not True
         raise ValueError(f"deck must be 36 or 54, got {deck!r}")
     low = 6 if deck == 36 else 2
     naturals = tuple(Card(r, s) for r in range(low, 15) for s in range(4))

@@ -81,3 +81,50 @@ def outcome_distribution(n: int) -> tuple[tuple[tuple[int, ...], ...], np.ndarra
     """Every multiset of ``n`` rolled dice with its exact probability."""
     outs = multisets(n)
     return outs, np.array([multiset_probability(m) for m in outs])
+
+
+# -- keeps of five dice (the scorecard games) -----------------------------------------
+
+# Every multiset of 0..5 kept dice, ordered by size so each size is a contiguous block,
+# and within a size by the number of distinct faces, most first (the exact solver's
+# running maximum down the keep lattice relies on this order).
+KEEPS: tuple[tuple[int, ...], ...] = tuple(
+    k
+    for n in range(6)
+    for k in sorted(itertools.combinations_with_replacement(FACES, n), key=lambda k: -len(set(k)))
+)
+KEEP_INDEX: dict[tuple[int, ...], int] = {k: i for i, k in enumerate(KEEPS)}
+
+
+@cache
+def keep_transition() -> np.ndarray:
+    """``T[k, d]``: the chance that re-rolling the dice outside keep ``KEEPS[k]`` ends with
+    the five-dice multiset ``multisets(5)[d]``."""
+    rolls = multisets(5)
+    index = {d: i for i, d in enumerate(rolls)}
+    t = np.zeros((len(KEEPS), len(rolls)))
+    for k, keep in enumerate(KEEPS):
+        for rolled in multisets(5 - len(keep)):
+            t[k, index[tuple(sorted(keep + rolled))]] += multiset_probability(rolled)
+    t.flags.writeable = False
+    return t
+
+
+def keep_to_reroll(dice: Sequence[int], keep: Sequence[int]) -> int:
+    """The re-roll bit set over ``sorted(dice)`` (bit i = the i-th smallest die) that
+    keeps the multiset ``keep`` and re-rolls the rest."""
+    left = list(keep)
+    mask = 0
+    for i, d in enumerate(sorted(dice)):
+        if d in left:
+            left.remove(d)
+        else:
+            mask |= 1 << i
+    if left:
+        raise ValueError(f"cannot keep {tuple(keep)} out of the dice {tuple(sorted(dice))}")
+    return mask
+
+
+def reroll_to_keep(dice: Sequence[int], action: int) -> tuple[int, ...]:
+    """The kept multiset of a re-roll bit set over ``sorted(dice)``."""
+    return tuple(d for i, d in enumerate(sorted(dice)) if not action >> i & 1)

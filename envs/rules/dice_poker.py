@@ -20,6 +20,7 @@ import numpy as np
 
 from envs.rules.dice import roll
 from envs.rules.dice_hands import HAND_OPTIONS, DiceHand, check_variant, rank_dice
+from envs.rules.seats import turn_order, winner_takes_pot
 
 MAX_ROLLS = 3
 
@@ -37,9 +38,9 @@ class DicePokerRules:
     pyramid: str = "monotone"
 
     def __post_init__(self) -> None:
-        if self.n_dice not in (5, 6):
+        if type(self.n_dice) is not int or self.n_dice not in (5, 6):
             raise ValueError(f"n_dice must be 5 or 6, got {self.n_dice!r}")
-        if not isinstance(self.ante, int) or self.ante < 0:
+        if type(self.ante) is not int or self.ante < 0:  # not 1.0, not True
             raise ValueError(f"ante must be a whole number of chips >= 0, got {self.ante!r}")
         if not isinstance(self.lock_kept_dice, bool):
             raise ValueError(f"lock_kept_dice must be True or False, got {self.lock_kept_dice!r}")
@@ -83,11 +84,6 @@ def roll_for_first(n_players: int, rng: np.random.Generator) -> tuple[int, list[
         contenders = [s for s, f in faces.items() if f == top]
         if len(contenders) == 1:
             return contenders[0], rounds
-
-
-def turn_order(first: int, n_players: int) -> list[int]:
-    """Seats in playing order, passing to the left (increasing seat numbers)."""
-    return [(first + i) % n_players for i in range(n_players)]
 
 
 class DicePokerGame:
@@ -168,7 +164,7 @@ class DicePokerGame:
         if not self.done:
             raise RuntimeError("the game is not finished; payoffs are not known yet")
         ante = self.rules.ante
-        return {s: (self.pot - ante if s == self.winner else -ante) for s in self.order}
+        return {s: winner_takes_pot(self.pot, ante, s == self.winner) for s in self.order}
 
     def copy(self) -> DicePokerGame:
         new = object.__new__(DicePokerGame)

@@ -344,6 +344,151 @@ def score_row(
     return values[k]
 
 
+# -- the rules as arrays: compiled tables and bookkeeping on numbers or numpy arrays ----
+#
+# These are the card rules written once for every consumer: the scalar Scorecard below,
+# the batched engine (envs.batched.scorecard), the exact solver and the heuristic. State
+# enters as arrays with any leading batch shape: ``open_`` (..., rows) bool, ``upper_sum``
+# and ``yahtzee_scored`` (...), ``dice_index`` (...) into :data:`DICE` (the 252 sorted
+# multisets of five dice, the solver's order).
+
+DICE: tuple[tuple[int, ...], ...] = multisets(N_DICE)
+_DICE_CODE = 6 ** np.arange(N_DICE)
+_DICE_BY_CODE = np.zeros(6**N_DICE, dtype=np.int16)
+for _i, _d in enumerate(DICE):
+    _DICE_BY_CODE[(np.array(_d) - 1) @ _DICE_CODE] = _i
+_DICE_INDEX = {d: i for i, d in enumerate(DICE)}
+
+
+def dice_index(dice) -> np.ndarray | int:
+    """Index in :data:`DICE` of sorted five dice: ``(..., 5)`` array -> ``(...)``."""
+    return _DICE_BY_CODE[(np.asarray(dice) - 1) @ _DICE_CODE]
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreTables:
+    """Per sorted roll (252) and row: what :func:`score_row` says, compiled once per rule set.
+
+    ``later`` / ``first``: the row's score after a later / the first roll (russian
+    doubling and Poker's +50 included; identical for classic); ``joker``: classic score
+    with the joker active (equal to ``later`` elsewhere); ``sat``: :func:`satisfies`;
+    ``yahtzee``: five of a kind; ``face``: the face - 1 of a roll's lowest die.
+    """
+
+    rules: ScorecardRules
+    later: np.ndarray
+    first: np.ndarray
+    joker: np.ndarray
+    sat: np.ndarray
+    yahtzee: np.ndarray
+    face: np.ndarray
+
+
+@cache
+def score_tables(rules: ScorecardRules) -> ScoreTables:
+    """The :class:`ScoreTables` of a rule set (asks :func:`score_row` for every entry)."""
+    classic = rules.rules == "classic"
+    yahtzee = np.array([d[0] == d[4] for d in DICE])
+
+    def table(**kw) -> np.ndarray:
+        return np.array([[score_row(r, d, rules, **kw) for r in rules.rows] for d in DICE])
+
+    later = table()
+    joker = later.copy()
+    if classic:
+        for i in np.flatnonzero(yahtzee):
+            joker[i] = [score_row(r, DICE[i], rules, joker_active=True) for r in rules.rows]
+    arrays = {
+        "later": later,
+        "first": table(first_roll=True),
+        "joker": joker,
+        "sat": np.array([[satisfies(r, d, rules) for r in rules.rows] for d in DICE]),
+        "yahtzee": yahtzee,
+        "face": np.array([d[0] - 1 for d in DICE]),
+    }
+    for a in arrays.values():
+        a.flags.writeable = False
+    return ScoreTables(rules, **arrays)
+
+
+def _upper(n_rows: int) -> np.ndarray:
+    return np.arange(n_rows) < len(UPPER_ROWS)
+
+
+def legal_row_mask(rules: ScorecardRules, open_, dice_idx) -> np.ndarray:
+    """``(..., rows)`` bool: the rows that may be filled now (see :func:`legal_rows`)."""
+    tab = score_tables(rules)
+    open_ = np.asarray(open_, dtype=bool)
+    upper = _upper(open_.shape[-1])
+    if rules.rules == "russian":
+        stage1 = open_ & upper
+        legal = open_
+        if rules.scratch == "only_if_nothing":
+            good = open_ & tab.sat[dice_idx]
+            legal = np.where(good.any(-1, keepdims=True), good, open_)
+        return np.where(stage1.any(-1, keepdims=True), stage1, legal)
+    if rules.joker != "forced":
+        return open_
+    face = tab.face[dice_idx]
+    forced = tab.yahtzee[dice_idx] & ~open_[..., _YAHTZEE_ROW]
+    own = np.arange(open_.shape[-1]) == np.asarray(face)[..., None]
+    own_open = (open_ & own).any(-1, keepdims=True)
+    lower = open_ & ~upper
+    joker_rows = np.where(own_open, own, np.where(lower.any(-1, keepdims=True), lower, open_))
+    return np.where(np.asarray(forced)[..., None], joker_rows, open_)
+
+
+def joker_in_force(rules: ScorecardRules, open_, dice_idx):
+    """classic: a Yahtzee with the Yahtzee row and its upper row filled (:func:`joker_active`)."""
+    tab = score_tables(rules)
+    open_ = np.asarray(open_, dtype=bool)
+    if rules.rules != "classic" or rules.joker == "none":
+        return np.zeros(open_.shape[:-1], dtype=bool)
+    face = np.asarray(tab.face[dice_idx])
+    own_open = np.take_along_axis(open_, face[..., None], axis=-1)[..., 0]
+    return tab.yahtzee[dice_idx] & ~open_[..., _YAHTZEE_ROW] & ~own_open
+
+
+def card_bonus(rules: ScorecardRules, upper_sum, score, is_upper, completes_upper):
+    """The card bonus a fill earns: russian +50 when it completes stage 1 at a sum >= 0;
+    classic +35 when it brings the upper sum from below 63 to 63 or more."""
+    after = upper_sum + score
+    if rules.rules == "russian":
+        return STAGE1_BONUS * (is_upper & completes_upper & (after >= STAGE1_BONUS_AT))
+    return UPPER_BONUS * (is_upper & (upper_sum < UPPER_BONUS_AT) & (after >= UPPER_BONUS_AT))
+
+
+def yahtzee_bonus_earned(rules: ScorecardRules, yahtzee_scored, is_yahtzee):
+    """classic: +100 for a Yahtzee while the Yahtzee row holds 50, whatever row it goes in."""
+    if rules.rules != "classic" or not rules.yahtzee_bonus:
+        return 0 * is_yahtzee
+    return YAHTZEE_BONUS * (yahtzee_scored & is_yahtzee)
+
+
+def fill_gains(rules: ScorecardRules, open_, upper_sum, yahtzee_scored, dice_idx, first_roll):
+    """``(score, bonus, yahtzee_bonus)``, each ``(..., rows)``: what filling each row would
+    write, the card bonus it would earn and the Yahtzee bonus, for every row (legal or
+    not: combine with :func:`legal_row_mask`). ``first_roll`` may be an array (...)."""
+    tab = score_tables(rules)
+    open_ = np.asarray(open_, dtype=bool)
+    if isinstance(first_roll, bool):  # the scalar card's case: no per-game choice
+        score = (tab.first if first_roll else tab.later)[dice_idx]
+    else:
+        first = np.asarray(first_roll, dtype=bool)[..., None]
+        score = np.where(first, tab.first[dice_idx], tab.later[dice_idx])
+    if rules.rules == "classic":
+        joker = np.asarray(joker_in_force(rules, open_, dice_idx))[..., None]
+        score = np.where(joker, tab.joker[dice_idx], score)
+    upper = _upper(open_.shape[-1])
+    n_upper_open = (open_ & upper).sum(-1, keepdims=True)
+    completes = (n_upper_open == 1) & open_
+    bonus = card_bonus(rules, np.asarray(upper_sum)[..., None], score, upper, completes)
+    ybonus = yahtzee_bonus_earned(
+        rules, np.asarray(yahtzee_scored, dtype=bool), np.asarray(tab.yahtzee[dice_idx])
+    )
+    return score, bonus, np.broadcast_to(np.asarray(ybonus)[..., None], score.shape)
+
+
 # -- card-level rules -------------------------------------------------------------
 
 
@@ -385,27 +530,12 @@ def legal_rows(
     return _legal(r, tuple(row for row in rows if row in open_set), _key(dice))
 
 
+@lru_cache(maxsize=1 << 16)
 def _legal(r: ScorecardRules, ordered: tuple[str, ...], d: tuple[int, ...]) -> tuple[str, ...]:
     """:func:`legal_rows` for validated input: open rows in card order, sorted dice."""
-    if r.rules == "russian":
-        upper = tuple(row for row in ordered if row in _UPPER_SET)
-        if upper:
-            return upper
-        if r.scratch == "only_if_nothing":
-            sat = _russian_table(d)[1]
-            index = _INDEX["russian"]
-            good = tuple(row for row in ordered if sat[index[row]])
-            if good:
-                return good
-        return ordered
-    if r.joker == "forced" and d[0] == d[4] and "yahtzee" not in ordered:
-        own = UPPER_ROWS[d[0] - 1]
-        if own in ordered:
-            return (own,)
-        lower = tuple(row for row in ordered if row not in _UPPER_SET)
-        if lower:
-            return lower
-    return ordered
+    open_ = np.array([row in ordered for row in r.rows])
+    mask = legal_row_mask(r, open_, _DICE_INDEX[d])
+    return tuple(row for row, ok in zip(r.rows, mask.tolist(), strict=True) if ok)
 
 
 @dataclass(frozen=True)
@@ -523,64 +653,34 @@ class Scorecard:
             )
         return d
 
+    def _gains(self, d: tuple[int, ...], first_roll: bool) -> tuple[list, list, list]:
+        """:func:`fill_gains` of this card for sorted dice ``d``: (score, bonus, Yahtzee
+        bonus) per row, as lists. A card never changes, so each is kept on the card."""
+        memo = self.__dict__.setdefault("_gains_memo", {})
+        key = (d, first_roll)
+        if key not in memo:
+            open_ = np.array([x is None for x in self.scores])
+            parts = fill_gains(
+                self.rules, open_, self.upper_sum, self.yahtzee_scored, _DICE_INDEX[d], first_roll
+            )
+            memo[key] = [p.tolist() for p in parts]
+        return memo[key]
+
     def _gain(self, row: str, dice: tuple[int, ...], first_roll: bool) -> tuple[int, int, int]:
         """(row score, card bonus earned, Yahtzee bonus earned) for a legal fill."""
-        score = self.row_score(row, dice, first_roll)
-        bonus = 0
-        ybonus = 0
-        if row in UPPER_ROWS:
-            before = self.upper_sum
-            if self.rules.rules == "russian":
-                last = sum(s is None for s in self.scores[:6]) == 1
-                if last and before + score >= STAGE1_BONUS_AT:
-                    bonus = STAGE1_BONUS
-            elif before < UPPER_BONUS_AT <= before + score:
-                bonus = UPPER_BONUS
-        if (
-            self.rules.rules == "classic"
-            and self.rules.yahtzee_bonus
-            and self.yahtzee_scored
-            and len(set(dice)) == 1
-        ):
-            ybonus = YAHTZEE_BONUS
-        return score, bonus, ybonus
+        k = _INDEX[self.rules.rules][row]
+        return tuple(part[k] for part in self._gains(dice, first_roll))
 
     def fill_options(self, dice: Iterable[int], first_roll: bool = False) -> dict[str, int]:
-        """Every legal row now with the whole gain of filling it (as :meth:`points`).
-
-        One pass over cached tables, for envs and agents that need every row at each step.
-        """
+        """Every legal row now with the whole gain of filling it (as :meth:`points`)."""
         d = _key(dice)
-        values, sat = _table(self.rules, d)
-        legal = self.legal_rows(d)
+        score, bonus, ybonus = self._gains(d, first_roll)
         index = _INDEX[self.rules.rules]
-        upper = self.upper_sum
-        out: dict[str, int] = {}
-        if self.rules.rules == "russian":
-            last_upper = sum(s is None for s in self.scores[:6]) == 1
-            for row in legal:
-                k = index[row]
-                v = values[k]
-                if k < 6:
-                    if last_upper and upper + v >= STAGE1_BONUS_AT:
-                        v += STAGE1_BONUS
-                elif sat[k]:
-                    if first_roll and row != "chance":
-                        v *= 2
-                    if row == "poker":
-                        v += POKER_BONUS
-                out[row] = v
-            return out
-        yahtzee = d[0] == d[4]
-        joker = yahtzee and joker_active(d, self.open_rows, self.rules)
-        extra = YAHTZEE_BONUS if yahtzee and self.rules.yahtzee_bonus and self.yahtzee_scored else 0
-        for row in legal:
-            k = index[row]
-            v = JOKER_VALUES[row] if joker and row in JOKER_VALUES else values[k]
-            if k < 6 and upper < UPPER_BONUS_AT <= upper + v:
-                v += UPPER_BONUS
-            out[row] = v + extra
-        return out
+        return {
+            row: score[k] + bonus[k] + ybonus[k]
+            for row in self.legal_rows(d)
+            for k in (index[row],)
+        }
 
     def points(self, row: str, dice: Iterable[int], first_roll: bool = False) -> int:
         """Everything filling ``row`` now would add to the total (bonuses included)."""
@@ -650,7 +750,11 @@ class ScorecardGame:
     """
 
     def __init__(
-        self, rng: np.random.Generator, rules: str | ScorecardRules = "russian", **options
+        self,
+        rng: np.random.Generator,
+        rules: str | ScorecardRules = "russian",
+        chance: Iterable[int] | None = None,
+        **options,
     ) -> None:
         self.rules = make_rules(rules, **options)
         self.rng = rng
@@ -660,7 +764,7 @@ class ScorecardGame:
         self.history: list[tuple[tuple[int, ...], ...]] = []  # rolls of each finished turn
         self._rolls: list[tuple[int, ...]] = []
         self._cache: dict = {}
-        self._start_turn()
+        self._start_turn(chance)
 
     @property
     def n_actions(self) -> int:
@@ -720,10 +824,13 @@ class ScorecardGame:
         k = a - N_REROLL_ACTIONS
         return 0 <= k < len(self.rules.rows) and self.rules.rows[k] in self.legal_rows()
 
-    def step(self, action: int) -> int:
+    def step(self, action: int, chance: Iterable[int] | None = None) -> int:
         """Play ``action``; returns the points it gained (0 for a re-roll).
 
-        Raises ``ValueError`` naming the legal actions, leaving the game unchanged.
+        ``chance``: five faces to roll instead of drawing from ``rng`` — die ``i`` that is
+        rolled (a re-rolled die, or every die of the next turn's first roll) takes
+        ``chance[i]`` (the batched engine reads chance the same way). Raises
+        ``ValueError`` naming the legal actions, leaving the game unchanged.
         """
         if not self.is_legal(action):
             if self.done:
@@ -734,10 +841,11 @@ class ScorecardGame:
             rerolls = "1..31 (re-roll)" if self.rolls_used < MAX_ROLLS else "no re-roll (roll 3/3)"
             raise ValueError(f"illegal action {action!r}; legal actions are {rerolls}, {rows}")
         action = int(action)
+        faces = None if chance is None else check_dice(chance, N_DICE)
         if action < N_REROLL_ACTIONS:
             dice = list(self.dice)
             picked = [i for i in range(N_DICE) if action >> i & 1]
-            new = roll(self.rng, len(picked))
+            new = roll(self.rng, len(picked)) if faces is None else [faces[i] for i in picked]
             for i, face in zip(picked, new, strict=True):
                 dice[i] = face
             self.rolls_used += 1
@@ -749,7 +857,7 @@ class ScorecardGame:
         self._cache = {}
         self.history.append(tuple(self._rolls))
         if not self.done:
-            self._start_turn()
+            self._start_turn(faces)
         return points
 
     def _set_dice(self, dice: list[int]) -> None:
@@ -757,10 +865,10 @@ class ScorecardGame:
         self.dice = tuple(sorted(dice))
         self._rolls.append(self.dice)
 
-    def _start_turn(self) -> None:
+    def _start_turn(self, chance: Iterable[int] | None = None) -> None:
         self._rolls = []
         self.rolls_used = 1
-        self._set_dice(list(roll(self.rng, N_DICE)))
+        self._set_dice(list(roll(self.rng, N_DICE) if chance is None else check_dice(chance, 5)))
 
     def copy(self) -> ScorecardGame:
         new = object.__new__(ScorecardGame)

@@ -260,6 +260,15 @@ def test_cli_writes_table_csv_json_and_chart(game, agents, column, tmp_path, cap
     assert (tmp_path / "chart.png").read_bytes()[:4] == b"\x89PNG"
 
 
+@pytest.mark.parametrize("flag", ["--rule", "--option"])
+def test_benchmark_rule_values_are_typed(tmp_path, flag):
+    """``lock_kept_dice=false`` is the boolean False (it was the string "false" once)."""
+    argv = ["--game", "dice_poker", "--agents", "random", "heuristic", "--games", "4"]
+    argv += ["--workers", "1", flag, "lock_kept_dice=false", flag, "ante=2", "--no-chart"]
+    result = benchmark_main([*argv, "--out", str(tmp_path), "--no-progress"])
+    assert dict(result.setup.rule_options) == {"lock_kept_dice": False, "ante": 2}
+
+
 @pytest.mark.parametrize(("game", "suffix"), [("dice_poker", "gif"), ("yahtzee", "mp4")])
 def test_cli_records_one_game(game, suffix, tmp_path):
     from envs.render.record import read_frames

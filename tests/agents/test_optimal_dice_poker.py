@@ -246,3 +246,27 @@ def test_agent_moves_in_clear_positions(scripted, first_hand, roll1, move1, roll
 def test_wrong_game(game):
     with pytest.raises(ValueError, match="dice_poker"):
         DicePokerOptimal(game)
+
+
+@pytest.mark.parametrize(
+    "game, variant", [("dice_poker", {}), ("dice_poker6", {"lock_kept_dice": False})]
+)
+def test_action_values_best_is_the_solved_value_and_the_agents_move(scripted, game, variant):
+    """Over every first roll of the first seat of two, the best move's chance averages to
+    the solved seat value, and the agent's move attains the best."""
+    from agents.optimal.dice_poker import action_values
+    from envs.rules.dice import multiset_probability
+
+    agent = DicePokerOptimal(game, **variant)
+    n = 5 if game == "dice_poker" else 6
+    rules = DicePokerRules(n_dice=n, ante=3, **variant)  # the ante changes nothing
+    expected = 0.0
+    for dice in multisets(n):
+        g = DicePokerGame([0, 1], scripted(list(dice)), rules)
+        obs = observe(g, 0)
+        values = agent.action_values(obs)
+        assert values == action_values(obs, rules)
+        assert set(values) == set(np.flatnonzero(g.action_mask()).tolist())
+        assert values[agent.act(obs, g.action_mask())] == pytest.approx(max(values.values()))
+        expected += multiset_probability(dice) * max(values.values())
+    assert expected == pytest.approx(solve_game(2, n, **variant).win[0], abs=1e-12)

@@ -435,3 +435,30 @@ def test_cache_folder_follows_xdg(tmp_path, monkeypatch, xdg):
         monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
         monkeypatch.setenv("HOME", str(tmp_path))
         assert yz.cache_dir() == tmp_path / ".cache" / "dicepoker-gym"
+
+
+@pytest.mark.parametrize("fixture", ["russian_solution", "free_solution"])
+def test_action_values_best_is_the_solved_value_and_the_agents_move(request, scripted, fixture):
+    """Over every first roll of an empty card the best action averages to the solved
+    score; through a seeded game the agent's move is always a best one."""
+    from envs.rules.scorecard import ScorecardGame
+    from envs.yahtzee import observe
+
+    sol = request.getfixturevalue(fixture)
+    finals, probs = outcome_distribution(5)
+    expected = 0.0
+    for dice, p in zip(finals, probs, strict=True):
+        g = ScorecardGame(scripted(dice), sol.rules)
+        values = yz.action_values(sol, observe(g), g.action_mask())
+        assert set(values) == set(g.legal_actions())
+        expected += p * max(values.values())
+    assert expected == pytest.approx(sol.expected_score, abs=1e-9)
+    agent = make_agent("optimal", "yahtzee" if sol.rules.rules == "russian" else "yahtzee_classic",
+                       **sol.rules.options)  # fmt: skip
+    g = ScorecardGame(np.random.default_rng(3), sol.rules)
+    while not g.done:
+        obs, mask = observe(g), g.action_mask()
+        values = agent.action_values(obs, mask)
+        action = agent.act(obs, mask)
+        assert values[action] == pytest.approx(max(values.values()), abs=1e-9)
+        g.step(action)

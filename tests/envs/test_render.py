@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import envs  # noqa: F401  (registers the ids)
+from envs import games
 from envs.multi import card_poker_v0, dice_poker_v0, yahtzee_v0
 from envs.render import card_poker, dice_poker, scorecard
 from envs.render.record import (
@@ -22,6 +23,8 @@ from envs.render.record import (
 )
 from envs.rules.card_poker import CardPokerRules
 from envs.rules.scorecard import make_rules
+
+GYM_IDS = [games.get(name).gym_id for name in games.names()]
 
 # (id, kwargs) for every variant group of the gym envs
 GYM_CASES = [
@@ -143,7 +146,7 @@ def test_rgb_mode_keeps_the_text_and_the_game(env_id, kwargs):
     assert env_rgb.unwrapped.render_text() == texts[-1]
 
 
-@pytest.mark.parametrize("env_id", list(envs._IDS))
+@pytest.mark.parametrize("env_id", GYM_IDS)
 def test_render_before_reset_is_an_error(env_id):
     env = gym.make(env_id, render_mode="rgb_array").unwrapped  # past gym's own order check
     with pytest.raises(RuntimeError, match="reset"):
@@ -166,8 +169,9 @@ def test_card_frames_hide_opponents_cards():
 def test_render_mode_none_loads_no_drawing_code():
     code = (
         "import sys, gymnasium as gym, numpy as np, envs\n"
+        "from envs import games\n"
         "from envs.multi import dice_poker_v0, card_poker_v0, yahtzee_v0\n"
-        "for i in envs._IDS:\n"
+        "for i in [games.get(n).gym_id for n in games.names()]:\n"
         "    e = gym.make(i); o, info = e.reset(seed=0)\n"
         "    e.step(int(np.flatnonzero(info['action_mask'])[0]))\n"
         "for m in (dice_poker_v0, card_poker_v0, yahtzee_v0):\n"
@@ -304,7 +308,7 @@ def test_draw_picks_the_game_by_the_state():
         draw("table", labels)
 
 
-@pytest.mark.parametrize("env_id", list(envs._IDS))
+@pytest.mark.parametrize("env_id", GYM_IDS)
 def test_gymnasium_render_check(env_id, capsys):
     """Gymnasium's checker makes the env in every render mode and checks what it returns."""
     import warnings

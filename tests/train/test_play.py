@@ -14,23 +14,17 @@ import pytest
 
 from agents import make_agent
 from agents.optimal.dice_poker import DicePokerOptimal, solve_game, win_probabilities
+from envs.cli import parse_rule_value as parse_value
 from envs.dice_poker import observe
 from envs.rules.dice import multiset_probability, multisets
 from envs.rules.dice_poker import DicePokerGame, DicePokerRules
 from envs.rules.scorecard import N_REROLL_ACTIONS, ScorecardGame, make_rules
-from train.play import (
-    CardPokerTable,
-    DicePokerTable,
-    MoveError,
-    ScorecardTable,
-    SetupError,
-    build_table,
-    dice_poker_action_values,
-    main,
-    parse_rules,
-    parse_value,
-    scorecard_action_values,
-)
+from train.play import build_table, main, parse_rules
+from train.playing.base import MoveError, SetupError
+from train.playing.card_poker import CardPokerTable
+from train.playing.coach import dice_poker_action_values, scorecard_action_values
+from train.playing.dice_poker import DicePokerTable
+from train.playing.scorecard import ScorecardTable
 
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = {"yahtzee": make_rules("russian").rows, "yahtzee_classic": make_rules("classic").rows}
@@ -558,3 +552,65 @@ def test_build_table_seats_and_labels():
     t = build_table("dice_poker", "optimal", 5, 0, seed=0)
     assert [a.name for a in t.agents.values()] == ["optimal"] * 4
     assert build_table("yahtzee", "heuristic", 1, 0, seed=0).n_players == 1  # alone
+
+
+def test_play_uses_only_public_solver_names():
+    """The coach asks the optimal players' public ``action_values``; nothing under train/
+    reaches into a private module or name of agents.optimal."""
+    private = re.compile(r"agents\.optimal\.?\w*\s+import[^\n]*\b_\w+|agents\.optimal\._|_yahtzee_")
+    for path in (ROOT / "train").rglob("*.py"):
+        assert not private.search(path.read_text()), path
+
+
+# -- bad input is one line, never a traceback (issue 15, item 4) --------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--game", "dice_poker", "--seed", "-1"], "--seed must be a whole number >= 0, got -1"),
+        (["--game", "card_poker", "--rule", "stack=0"], "cannot pay the ante of 1"),
+        (["--game", "dice_poker", "--opponents", "ppo:no/such/model.zip"], "no model file at"),
+        (
+            ["--game", "dice_poker", "--opponents", "ppo:runs/card_poker__card_poker__0/model.zip"],
+            "was trained on observations of shape (",
+        ),
+        (
+            [
+                "--game",
+                "dice_poker6",
+                "--opponents",
+                "ppo:runs/dice_poker__dice_poker__0/model.zip",
+            ],
+            "a different game, variant or number of players?",
+        ),
+    ],
+)
+def test_setup_errors_are_one_line_and_exit_2(argv, message):
+    seed = [] if "--seed" in argv else ["--seed", "0"]
+    code, text = play([*argv, *seed], ["stand", "keep", "reveal"] * 50)
+    assert code == 2 and "Traceback" not in text
+    assert text.startswith("play.py: error:") and message in text and text.count("\n") == 1
+
+
+def test_unicode_digits_are_answered_not_crashed():
+    """``isdigit()`` accepts ² and ①, ``int()`` does not: both are bad input, re-prompted."""
+    t = card_table()
+    for move, message in [
+        ("discard ①", "cannot read card"),
+        ("discard ²", "cannot read card"),
+        ("discard 1²", "cannot read card"),
+    ]:
+        with pytest.raises(MoveError, match=message):
+            t.parse(move.split())
+    t.step(0)
+    while t.current_seat != 0 and not t.done:
+        t.step(t.agents[t.current_seat].act(t.observation(t.current_seat), t.mask()))
+    assert t.match.game.phase.name == "BET"
+    for word in ("²", "①", "٣", "３"):
+        with pytest.raises(MoveError, match="say how much"):
+            t.parse(["bid", word])
+    code, text = play(
+        ["--game", "card_poker", "--seed", "0"], ["discard ①", "bid ²"] + script_for("card_poker")
+    )
+    assert code == 0 and "Traceback" not in text and text.count("\n! ") >= 2

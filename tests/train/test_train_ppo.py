@@ -229,3 +229,20 @@ def test_normalized_observations_travel_with_the_model(tmp_path):
     stats.write_bytes(b"garbage")
     with pytest.raises(ValueError, match="observation statistics"):
         make_agent(f"ppo:{run_dir / 'model.zip'}", game="dice_poker")
+
+
+def test_rule_flags_override_env_kwargs(tmp_path):
+    cfg = load_config("quickstart.yaml", None, {"lock_kept_dice": False, "ante": 2})
+    assert cfg.env.kwargs["lock_kept_dice"] is False and cfg.env.kwargs["ante"] == 2
+    assert load_config("quickstart.yaml").env.kwargs.get("lock_kept_dice") is None
+
+
+def test_rule_flag_reaches_the_run_and_a_bad_one_exits_2(tmp_path, capsys):
+    path = tiny_config(tmp_path, total_timesteps=0, eval_episodes=2, final_eval_episodes=2)
+    run_dir = main(["--config", str(path), "--rule", "lock_kept_dice=false", "--no-progress"])
+    saved = yaml.safe_load((run_dir / "config.yaml").read_text())
+    assert saved["env"]["kwargs"]["lock_kept_dice"] is False
+    with pytest.raises(SystemExit) as stop:
+        main(["--config", str(path), "--rule", "lock_kept_dice", "--out", str(tmp_path / "x")])
+    assert stop.value.code == 2 and "KEY=VALUE" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()

@@ -1,0 +1,136 @@
+"""What a seat of card poker sees, as numbers (``CardPoker-v0``, ``card_poker_v0``).
+
+A flat float32 vector of ``D + 13 + 5n`` values for a ``D``-card deck and
+``n`` players (64 for 36 cards and 3 players). Per-player fields list you
+first, then the seats to your left in order.
+
+| index (36 cards) | field | meaning |
+|---|---|---|
+| 0-35 | cards | own hand, one-hot over the deck |
+| 36-38 | phase | one-hot: draw, bet, over |
+| 39 | hand_rank | own hand's category, its place in the variant's order (0 = high card) |
+| 40 | hand_strength | share of all 5-card hands of the deck it beats (ties count half) |
+| 41 | pot | chips in the pot |
+| 42 | bid | the previous bid, 0 while nobody has bid |
+| 43 | reveal_cost | what revealing costs now |
+| 44 | bids | bids made this deal, all players |
+| 45 | bids_left | bids still allowed (``max_bids`` - bids) |
+| 46 | position | your place in this deal's order (0 = first to draw and bid) |
+| 47 | deals_left | deals still possible after this one (session) |
+| 48 | net | your net chips from finished deals of this episode |
+| 49 + | stacks (n) | chips in hand of each player |
+| … | drawn (n) | cards each player exchanged, -1 before their draw |
+| … | in (n) | 1 while the player has not passed |
+| … | bids_by (n) | bids each player made this deal |
+| … | bid_chips (n) | chips each player bid this deal |
+
+Deck index = (rank - 6) * 4 + suit for 36 cards, (rank - 2) * 4 + suit for 54
+with the jokers at 52 and 53; suits S H D C = 0 1 2 3, ranks J Q K A = 11 12 13 14.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from envs.obs.layout import Field, Layout
+from envs.rules.card_hands import Category
+from envs.rules.card_poker import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, CardPokerGame
+from envs.rules.cards import make_deck
+
+
+def deck_size(deck: int = 36, joker_card: str | None = "6S") -> int:
+    """Cards in the deck of these rules (54, 52 without jokers, or 36)."""
+    return make_deck(deck, joker_card).size
+
+
+@cache
+def layout(n_cards: int = 36, n_players: int = 3) -> Layout:
+    """The observation layout for a deck of ``n_cards`` cards and ``n_players`` players
+    (``n_players=0`` gives the fixed part only, used to read the count from a length)."""
+    inf = np.inf
+    n = n_players
+    return Layout(
+        [
+            Field("cards", n_cards, 0, 1, "own hand, one-hot over the deck"),
+            Field("phase", 3, 0, 1, "one-hot: draw, bet, over"),
+            Field("hand_rank", None, 0, len(Category) - 1, "own hand's category (0 = high card)"),
+            Field("hand_strength", None, 0, 1, "share of all 5-card hands it beats"),
+            Field("pot", None, 0, inf, "chips in the pot"),
+            Field("bid", None, 0, inf, "the previous bid, 0 while nobody has bid"),
+            Field("reveal_cost", None, 0, inf, "what revealing costs now"),
+            Field("bids", None, 0, inf, "bids made this deal, all players"),
+            Field("bids_left", None, 0, inf, "bids still allowed"),
+            Field("position", None, 0, MAX_PLAYERS - 1, "your place in this deal's order"),
+            Field("deals_left", None, 0, inf, "deals still possible after this one"),
+            Field("net", None, -inf, inf, "your net chips from finished deals"),
+            Field("stacks", n, 0, inf, "chips in hand, you first then to your left"),
+            Field("drawn", n, -1, HAND_SIZE, "cards each player exchanged, -1 before the draw"),
+            Field("in", n, 0, 1, "1 while the player has not passed"),
+            Field("bids_by", n, 0, inf, "bids each player made this deal"),
+            Field("bid_chips", n, 0, inf, "chips each player bid this deal"),
+        ],
+        what=f"card poker with {n_cards} cards and {n_players} players",
+    )
+
+
+def obs_fields(n_cards: int, n_players: int) -> list[tuple[str, int]]:
+    """The observation's named slices, in order, as (name, length)."""
+    return [(f.name, f.width) for f in layout(n_cards, n_players).fields]
+
+
+def obs_size(n_cards: int, n_players: int) -> int:
+    return layout(n_cards, n_players).size
+
+
+def obs_space(n_cards: int, n_players: int):
+    """The observation space (a ``gymnasium.spaces.Box``), with each field's bounds."""
+    return layout(n_cards, n_players).box()
+
+
+def observe(game: CardPokerGame, seat: int, deals_left: int = 0, net: float = 0.0) -> np.ndarray:
+    """What ``seat`` knows of ``game``; per-player fields start at ``seat``, then to its left."""
+    n = game.n_players
+    ev = game.evaluator
+    cards = np.zeros(game.deck.size, dtype=np.float32)
+    cards[list(game.hands[seat])] = 1.0
+    phase = [0.0, 0.0, 0.0]
+    phase[int(game.phase)] = 1.0
+    strength = ev.strength(game.hands[seat])
+    seats = [(seat + k) % n for k in range(n)]
+    return layout(game.deck.size, n).encode(
+        cards=cards,
+        phase=phase,
+        hand_rank=ev.order.index(ev.categories[strength]),
+        hand_strength=ev.percentile[strength],
+        pot=game.pot,
+        bid=game.level,
+        reveal_cost=game.reveal_cost,
+        bids=game.n_bids,
+        bids_left=game.bids_left,
+        position=game.position(seat),
+        deals_left=deals_left,
+        net=net,
+        stacks=[game.stacks[s] for s in seats],
+        drawn=[game.drawn[s] for s in seats],
+        **{"in": [float(game.in_play[s]) for s in seats]},
+        bids_by=[game.bids_made[s] for s in seats],
+        bid_chips=[game.bid_chips[s] for s in seats],
+    )
+
+
+def decode_observation(obs: np.ndarray, n_cards: int = 36) -> dict[str, np.ndarray | float]:
+    """Split an observation into its named fields (scalars as floats).
+
+    ``n_cards`` is the deck's size (36, 54, or 52 for 54 cards without
+    jokers); the number of players follows from the length.
+    """
+    obs = np.asarray(obs)
+    rest = obs.shape[0] - obs_size(n_cards, 0) if obs.ndim == 1 else -1
+    n_players, odd = divmod(rest, 5)
+    if obs.ndim != 1 or odd or not MIN_PLAYERS <= n_players <= MAX_PLAYERS:
+        raise ValueError(f"not a card poker observation for a {n_cards}-card deck: {obs.shape}")
+    out = layout(n_cards, n_players).decode(obs)
+    out["n_players"] = float(n_players)
+    return out

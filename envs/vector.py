@@ -1,0 +1,248 @@
+"""Batched engines behind Gymnasium's vector API and SB3's ``VecEnv``.
+
+``gym.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point", **options)``
+returns a :class:`BatchedVectorEnv`: one numpy engine steps all N games per call (no
+per-env Python work). Autoreset is ``SAME_STEP``: when a game ends, ``step`` returns the
+first observation of the next game in its place, with the last observation of the
+finished one in ``infos["final_obs"]`` (an object array, ``None`` elsewhere; the mask
+``infos["_final_obs"]``) and its return in ``infos["episode_return"]``.
+``infos["action_mask"]`` (and :meth:`action_masks`) is the ``(N, A)`` bool mask.
+
+:class:`BatchedVecEnv` is the same engine as an SB3 ``VecEnv`` that sb3-contrib's
+``MaskablePPO`` takes directly: ``env_method("action_masks")`` returns the ``(N, A)``
+array, finished games reset in the same step with ``terminal_observation`` and an
+``episode`` record (``r``, ``l``, ``t``, as SB3's ``Monitor`` writes) in their info.
+
+An engine is any object with ``n``, ``n_actions``, ``reset(which=None)``,
+``step(actions) -> rewards``, ``done``, ``observe()`` and ``action_masks()``
+(``envs.batched``); :func:`make_engine` builds the one of a registered id.
+"""
+
+from __future__ import annotations
+
+import time
+from importlib import import_module
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+from stable_baselines3.common.vec_env import VecEnv
+
+from envs import games
+from envs.spaces import LegalDiscrete
+
+BATCHED_IDS = tuple(
+    games.get(name).gym_id for name in games.names() if games.get(name).batched_engine
+)
+_BATCH_TABLE = ("reward_scale", "render_mode")  # table options a batched engine takes
+
+
+def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
+    """``(engine, single observation space, reward_scale)`` of a registered id."""
+    game = games.by_gym_id(env_id)
+    if not game.batched_engine:
+        ids = [games.get(n).gym_id for n in games.names() if games.get(n).batched_engine]
+        raise ValueError(f"no batched engine for {env_id!r}; batched ids: {ids}")
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
+        raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+    options = {**game.gym_kwargs, **options}
+    for key, fixed in game.gym_kwargs.items():  # e.g. rules="classic" of the id itself
+        if options.pop(key) != fixed:
+            raise ValueError(f"{env_id} is played with {key}={fixed!r}")
+    rule_options, table = game.split_options(options)
+    wrong = sorted(set(table) - set(_BATCH_TABLE))
+    if wrong:
+        raise TypeError(
+            f"option(s) {wrong} do not apply to the batched {env_id}; it takes the rule "
+            f"options {list(game.rule_options)} and {list(_BATCH_TABLE)}"
+        )
+    reward_scale = table.get("reward_scale", 1.0)
+    if (
+        isinstance(reward_scale, bool)
+        or not isinstance(reward_scale, int | float)
+        or not np.isfinite(reward_scale)
+        or reward_scale <= 0
+    ):
+        raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
+    rules = game.make_rules(**rule_options)
+    module, cls = game.batched_engine.split(":")
+    engine = getattr(import_module(module), cls)(int(num_envs), rules, seed=seed)
+    return engine, game.layout(rules, 1).box(), float(reward_scale)
+
+
+class _Episodes:
+    """Per-game running return and length; the record of the games that just ended."""
+
+    def __init__(self, n: int) -> None:
+        self.ret = np.zeros(n)
+        self.len = np.zeros(n, dtype=np.int64)
+        self.start = time.perf_counter()
+
+    def add(self, rewards: np.ndarray, done: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.ret += rewards
+        self.len += 1
+        out = self.ret[done].copy(), self.len[done].copy()
+        self.ret[done] = 0.0
+        self.len[done] = 0
+        return out
+
+
+class BatchedVectorEnv(VectorEnv):
+    """A Gymnasium ``VectorEnv`` over one batched engine (module docstring)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, env_id: str, num_envs: int = 1, **options: Any) -> None:
+        self.engine, self.single_observation_space, self.reward_scale = make_engine(
+            env_id, num_envs, **options
+        )
+        self.num_envs = self.engine.n
+        self.single_action_space = LegalDiscrete(self.engine.n_actions, self._first_mask)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(gym.spaces.Discrete(self.engine.n_actions), self.num_envs)
+        self.spec = None
+        self._episodes = _Episodes(self.num_envs)
+        self._started = False
+
+    def _first_mask(self) -> np.ndarray:
+        return self.engine.action_masks()[0]
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if options:
+            raise ValueError(f"reset takes no options, got {options!r}")
+        if seed is not None:
+            self.engine.rng = np.random.default_rng(seed)
+        self.engine.reset()
+        self._episodes = _Episodes(self.num_envs)
+        self._started = True
+        return self.engine.observe(), {"action_mask": self.engine.action_masks()}
+
+    def step(self, actions):
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        rewards = self.engine.step(actions) * self.reward_scale
+        done = self.engine.done
+        infos: dict[str, Any] = {}
+        returns, _ = self._episodes.add(rewards, done)
+        if done.any():
+            final = np.full(self.num_envs, None, dtype=object)
+            last = self.engine.observe()
+            for g in np.flatnonzero(done):
+                final[g] = last[g]
+            infos["final_obs"], infos["_final_obs"] = final, done.copy()
+            ret = np.zeros(self.num_envs)
+            ret[done] = returns
+            infos["episode_return"], infos["_episode_return"] = ret, done.copy()
+            self.engine.reset(done)
+        infos["action_mask"] = self.engine.action_masks()
+        truncated = np.zeros(self.num_envs, dtype=bool)
+        return self.engine.observe(), rewards.astype(np.float64), done, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        return self.engine.action_masks()
+
+
+class BatchedVecEnv(VecEnv):
+    """An SB3 ``VecEnv`` over one batched engine (module docstring)."""
+
+    def __init__(self, env_id: str, num_envs: int, seed: int | None = None, **options) -> None:
+        self.engine, observation_space, self.reward_scale = make_engine(
+            env_id, num_envs, seed=seed, **options
+        )
+        self.env_id = env_id
+        action_space = gym.spaces.Discrete(self.engine.n_actions)
+        super().__init__(self.engine.n, observation_space, action_space)
+        self._actions: np.ndarray | None = None
+        self._episodes = _Episodes(self.num_envs)
+
+    def reset(self) -> np.ndarray:
+        if self._seeds[0] is not None:
+            self.engine.rng = np.random.default_rng(self._seeds[0])
+        self._reset_seeds()
+        self.engine.reset()
+        self._episodes = _Episodes(self.num_envs)
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        return self.engine.observe()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions).reshape(self.num_envs)
+
+    def step_wait(self):
+        rewards = (self.engine.step(self._actions) * self.reward_scale).astype(np.float32)
+        done = self.engine.done
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        returns, lengths = self._episodes.add(rewards, done)
+        if done.any():
+            last = self.engine.observe()
+            elapsed = round(time.perf_counter() - self._episodes.start, 6)
+            for i, g in enumerate(np.flatnonzero(done)):
+                infos[g]["terminal_observation"] = last[g]
+                infos[g]["episode"] = {"r": float(returns[i]), "l": int(lengths[i]), "t": elapsed}
+            self.engine.reset(done)
+        return self.engine.observe(), rewards, done.copy(), infos
+
+    def action_masks(self) -> np.ndarray:
+        return self.engine.action_masks()
+
+    # -- the VecEnv plumbing: one engine, so every "env" answers alike --------------------
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        value = getattr(self, attr_name)
+        return [value] * len(self._get_indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *args, indices=None, **kwargs):
+        if method_name == "action_masks":  # MaskablePPO stacks this: (N, A) at once
+            return self.engine.action_masks()[self._get_indices(indices)]
+        result = getattr(self, method_name)(*args, **kwargs)
+        return [result] * len(self._get_indices(indices))
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(self._get_indices(indices))
+
+    def _get_indices(self, indices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, int):
+            return [indices]
+        return list(indices)
+
+
+def play_games(act_batch, env_id: str, n_games: int, seed: int = 0, **options: Any) -> np.ndarray:
+    """Final returns of ``n_games`` games played side by side on the batched engine.
+
+    ``act_batch(observations (m, D), masks (m, A)) -> actions (m,)`` is asked only for
+    the games still running. Same seed, same games: every agent measured with one seed
+    meets the same dice (as far as its own moves let the dice fall alike).
+    """
+    if isinstance(n_games, bool) or not isinstance(n_games, int) or n_games < 2:
+        raise ValueError(f"n_games must be an integer >= 2, got {n_games!r}")
+    engine, _, scale = make_engine(env_id, n_games, seed=seed, **options)
+    engine.reset()
+    totals = np.zeros(n_games)
+    live = np.ones(n_games, dtype=bool)
+    actions = np.zeros(n_games, dtype=np.int64)
+    while live.any():
+        masks = engine.action_masks()
+        idx = np.flatnonzero(live)
+        actions[idx] = act_batch(engine.observe()[idx], masks[idx])
+        if not live.all():  # finished games wait: any action they allow is skipped below
+            actions[~live] = 0
+        totals += np.where(live, engine.step_some(actions, live), 0) * scale
+        live &= ~engine.done
+    return totals
+
+
+__all__ = [
+    "BATCHED_IDS",
+    "BatchedVecEnv",
+    "BatchedVectorEnv",
+    "make_engine",
+    "play_games",
+]

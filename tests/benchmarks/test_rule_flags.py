@@ -1,0 +1,60 @@
+"""Every script reads --rule KEY=VALUE with envs.cli: the same values, one-line errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import (
+    card_agents,
+    dice_poker_agents,
+    dice_poker_solver,
+    solve_times,
+    yahtzee_agents,
+)
+
+
+def test_dice_poker_solver():
+    args = dice_poker_solver.parse_args(["--rule", "lock_kept_dice=false", "--rule", "pyramid=any"])
+    assert args.variant == {"lock_kept_dice": False, "pyramid": "any"}
+
+
+@pytest.mark.parametrize("flag", ["--rule", "--option"])
+def test_yahtzee_agents(flag):
+    assert yahtzee_agents.parse_args([flag, "joker=free"]).options == {"joker": "free"}
+
+
+def test_solve_times_new_and_old_forms():
+    args = solve_times.parse_args(["--rule", "joker=free", "--options", "yahtzee_bonus=false"])
+    assert args.options == {"joker": "free", "yahtzee_bonus": False}
+
+
+def test_dice_poker_agents():
+    assert dice_poker_agents.parse_args(["--rule", "ante=2"]).rules == {"ante": 2}
+
+
+def test_card_agents_deck_flag_and_rule():
+    assert card_agents.parse_args([]).rules == {"deck": 36}
+    assert card_agents.parse_args(["--deck", "54"]).rules == {"deck": 54}
+    assert card_agents.parse_args(["--rule", "deck=54", "--rule", "stack=50"]).rules == {
+        "deck": 54,
+        "stack": 50,
+    }
+
+
+@pytest.mark.parametrize(
+    "parse, argv, message",
+    [
+        (dice_poker_solver.parse_args, ["--rule", "ante"], "KEY=VALUE"),
+        (dice_poker_solver.parse_args, ["--rule", "n_dice=6"], "unknown rule option 'n_dice'"),
+        (yahtzee_agents.parse_args, ["--option", "jokr=free"], "allowed keys: joker, scratch"),
+        (solve_times.parse_args, ["--options", "joker"], "KEY=VALUE"),
+        (dice_poker_agents.parse_args, ["--rule", "ante=1", "--rule", "ante=2"], "twice"),
+        (card_agents.parse_args, ["--deck", "54", "--rule", "deck=36"], "give the deck once"),
+    ],
+)
+def test_bad_rules_exit_2(capsys, parse, argv, message):
+    with pytest.raises(SystemExit) as stop:
+        parse(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

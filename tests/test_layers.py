@@ -1,0 +1,65 @@
+"""The layers import one way: rules <- obs / registry <- agents <- wrappers (DESIGN.md).
+
+Read from the source (every ``import``, also those inside functions), so a lazy
+import cannot hide a wrong arrow.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+WRAPPERS = ("envs.dice_poker", "envs.card_poker", "envs.yahtzee", "envs.table", "envs.multi")
+
+
+def _imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found |= {f"{node.module}.{a.name}" for a in node.names}
+    return found
+
+
+def _under(module: str, prefixes) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def _files(*parts: str) -> list[Path]:
+    out = []
+    for part in parts:
+        p = ROOT / part
+        out += sorted(p.rglob("*.py")) if p.is_dir() else [p]
+    return out
+
+
+@pytest.mark.parametrize(
+    "path", _files("envs/rules", "envs/obs", "envs/games.py"), ids=lambda p: p.name
+)
+def test_rules_obs_and_registry_import_nothing_above_them(path):
+    # envs/obs may build its Box with gymnasium.spaces (only inside Layout.box)
+    allowed_gym = ("gymnasium.spaces",) if "obs" in path.parts else ()
+    bad = sorted(
+        m
+        for m in _imports(path)
+        if _under(m, ("agents", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib"))
+        or _under(m, WRAPPERS)
+        or (_under(m, ("gymnasium",)) and not _under(m, allowed_gym))
+    )
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+@pytest.mark.parametrize("path", _files("agents"), ids=lambda p: p.name)
+def test_agents_never_import_a_wrapper(path):
+    bad = sorted(m for m in _imports(path) if _under(m, WRAPPERS))
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_the_check_sees_lazy_imports(tmp_path):
+    f = tmp_path / "x.py"
+    f.write_text("def f():\n    from envs.dice_poker import observe\n")
+    assert _under("envs.dice_poker.observe", WRAPPERS) and "envs.dice_poker.observe" in _imports(f)
