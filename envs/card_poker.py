@@ -149,7 +149,8 @@ class CardPokerEnv(TableEnv):
       ``swap_four_and_straight_flush`` (False), ``ace_low_straight`` (False),
       ``stack`` (100), ``ante`` (1), ``draw_fee`` (0), ``min_bid`` (1),
       ``max_bid`` (8), ``max_bids`` (12).
-    - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it.
+    - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it,
+      ``"rgb_array"`` returns it as a picture (H×W×3 uint8, one size per player count).
 
     ## Version History
 
@@ -217,6 +218,13 @@ class CardPokerEnv(TableEnv):
             parts.append("this deal:")
         parts.append(render_game(m.game, labels, self.agent_seat))
         return "\n".join(parts)
+
+    def render_rgb(self) -> np.ndarray:
+        from envs.render import draw_card_poker  # Pillow is loaded only when a frame is asked for
+
+        if self.match is None:
+            raise RuntimeError("call reset() before render()")
+        return draw_card_poker(self.match, self._labels(), self.agent_seat)
 
     def _observe(self, seat: int) -> np.ndarray:
         m = self.match

@@ -111,7 +111,8 @@ class DicePokerEnv(TableEnv):
     - Rules: ``ante`` (1), ``lock_kept_dice`` (True), ``full_house_tiebreak``
       ("sum" | "triple"), ``two_pairs_tiebreak`` ("sum" | "high_pair"),
       ``six_dice_low_hands`` (True), ``pyramid`` ("monotone" | "ascending" | "any").
-    - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it.
+    - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it,
+      ``"rgb_array"`` returns it as a picture (H×W×3 uint8, one size per player count).
 
     ## Version History
 
@@ -175,6 +176,13 @@ class DicePokerEnv(TableEnv):
             + ", ".join(f"{labels[s]} {c:+d}" for s, c in enumerate(m.chips))
         )
         return header + "\n" + render_game(m.game, labels)
+
+    def render_rgb(self) -> np.ndarray:
+        from envs.render import draw_dice_poker  # Pillow is loaded only when a frame is asked for
+
+        if self.match is None:
+            raise RuntimeError("call reset() before render()")
+        return draw_dice_poker(self.match, self._labels())
 
     def _observe(self, seat: int) -> np.ndarray:
         m = self.match

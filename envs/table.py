@@ -15,14 +15,15 @@ from envs.spaces import LegalDiscrete, to_action
 
 
 class TextRenderEnv(gym.Env):
-    """``render_mode="ansi"`` returns :meth:`render_text`; ``"human"`` prints it.
+    """``render_mode="ansi"`` returns :meth:`render_text`; ``"human"`` prints it;
+    ``"rgb_array"`` returns :meth:`render_rgb`, a picture drawn by :mod:`envs.render`.
 
     Also what every single-agent env shares about actions: a
     :class:`~envs.spaces.LegalDiscrete` space (:meth:`_legal_space`), rebuilt
     for a copied or unpickled env so that it samples from the copy's state.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     @abstractmethod
     def action_masks(self) -> np.ndarray:
@@ -65,10 +66,16 @@ class TextRenderEnv(gym.Env):
     def render_text(self) -> str:
         """The table as text."""
 
+    @abstractmethod
+    def render_rgb(self) -> np.ndarray:
+        """The table as an H×W×3 uint8 frame, one size for the whole episode."""
+
     def render(self):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
+        if self.render_mode == "rgb_array":
+            return self.render_rgb()
         text = self.render_text()
         if self.render_mode == "human":
             print(text)

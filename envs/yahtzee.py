@@ -122,7 +122,8 @@ class YahtzeeEnv(TextRenderEnv):
     - russian: ``scratch`` ("only_if_nothing" | "any").
     - classic: ``yahtzee_bonus`` (True), ``joker`` ("forced" | "free" | "none").
     - ``reward_scale`` (1.0): rewards are points times this.
-    - ``render_mode``: ``"ansi"`` returns the dice and the card as text, ``"human"`` prints it.
+    - ``render_mode``: ``"ansi"`` returns the dice and the card as text, ``"human"`` prints it,
+      ``"rgb_array"`` returns them as a picture (H×W×3 uint8, one size per rule set).
 
     ## Version History
 
@@ -162,6 +163,7 @@ class YahtzeeEnv(TextRenderEnv):
         if options:
             raise ValueError(f"YahtzeeEnv.reset takes no options, got {options!r}")
         self.game = ScorecardGame(self.np_random, self.rules)
+        self._last: tuple[int, int] | None = None  # (seat, action) for the picture
         if self.render_mode == "human":
             print(self.render_text())
         return observe(self.game), self._info()
@@ -173,6 +175,7 @@ class YahtzeeEnv(TextRenderEnv):
             raise RuntimeError("the episode is over; call reset()")
         # raises on an illegal action, changing nothing
         points = self.game.step(self._action(action))
+        self._last = (0, int(action))
         if self.render_mode == "human":
             print(self.render_text())
         reward = points * self.reward_scale
@@ -195,6 +198,13 @@ class YahtzeeEnv(TextRenderEnv):
             return "(not started: call reset())"
         name = "Покер на костях" if self.rules.rules == "russian" else "Classic Yahtzee"
         return render_card(self.game, f"{name} ({self.rules.rules}), turn {self._turn()}")
+
+    def render_rgb(self) -> np.ndarray:
+        from envs.render import draw_scorecard  # Pillow is loaded only when a frame is asked for
+
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        return draw_scorecard([self.game], 0, {0: "you"}, self._last)
 
     # -- internals -------------------------------------------------------------
     def _turn(self) -> int:

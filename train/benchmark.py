@@ -4,6 +4,7 @@
     python train/benchmark.py --game card_poker --agents random careful bluffer --players 4
     python train/benchmark.py --game yahtzee --agents random heuristic optimal ppo:runs/x/model.zip
     python train/benchmark.py --game yahtzee_classic --agents heuristic optimal --rule joker=free
+    python train/benchmark.py --game dice_poker --agents optimal heuristic --record game.gif
 
 Any agent spec of ``agents.make_agent`` takes any seat (``ppo:PATH`` loads a trained
 model). ``--players`` seats are filled by the specs in turn (seat k gets spec
@@ -17,6 +18,9 @@ any ``--workers``; see :mod:`agents.arena` for the details.
 
 Writes a markdown table to stdout and ``results.csv``, ``results.json`` and
 ``chart.png`` to ``--out`` (default ``benchmarks/results/{game}__{seed}/``).
+``--record OUT.gif|OUT.mp4`` also records one game of the agents at one table (seat k
+plays agent k mod the number of specs; scorecard games played alone put every agent at
+one table, each with their own card), as :func:`envs.render.record.record_game` draws it.
 """
 
 from __future__ import annotations
@@ -131,7 +135,23 @@ def build_parser() -> argparse.ArgumentParser:
     add_rule_argument(parser, "--option", example="joker=free")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--no-chart", action="store_true")
+    parser.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        metavar="OUT.gif|OUT.mp4",
+        help="also record one game of these agents as an animated GIF or an MP4",
+    )
     return parser
+
+
+def record_one_game(args: argparse.Namespace, players: int, rules: dict) -> Path:
+    """One game of ``args.agents`` at one table (alone-play: all of them at one table)."""
+    from envs.render.record import record_game
+
+    if players == 1:
+        players = len(args.agents)
+    return record_game(args.game, args.agents, args.record, players, args.seed, **rules)
 
 
 def main(argv: list[str] | None = None) -> ArenaResult:
@@ -150,6 +170,10 @@ def main(argv: list[str] | None = None) -> ArenaResult:
             check_spec(spec, args.game)
         check_out(out)
         setup = make_setup(args.game, args.agents, args.players, **rules)
+        if args.record is not None:
+            from envs.render.record import check_path
+
+            check_path(args.record)
         agents = build_agents(setup)
     except (ValueError, TypeError, FileNotFoundError) as err:
         parser.error(str(err))
@@ -171,6 +195,8 @@ def main(argv: list[str] | None = None) -> ArenaResult:
     print(f"{args.game}: {args.games} games, {mode}, {options}, seed {args.seed}\n")
     print(result.markdown())
     paths = write_outputs(result, out, chart=not args.no_chart)
+    if args.record is not None:
+        paths.append(record_one_game(args, setup.players, rules))
     print(
         f"\n({elapsed:.0f} s, {args.workers} workers; wrote {', '.join(map(str, paths))})",
         file=sys.stderr,

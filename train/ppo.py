@@ -79,6 +79,7 @@ class RunConfig:
     eval_episodes: int = 500  # episodes per evaluation and per opponent
     eval_opponents: list[str] = field(default_factory=lambda: ["heuristic"])  # poker games
     final_eval_episodes: int = 2_000  # episodes of the evaluation after training
+    record_games: int = 2  # evaluation games of the trained model saved as videos/game_k.gif
     checkpoint_every: int = 50_000  # timesteps between checkpoints (for --resume)
     out_dir: str = "runs"
     self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
@@ -391,6 +392,8 @@ def load_config(
         raise ConfigError(f"run.engine must be 'auto', 'batched' or 'scalar', got {run.engine!r}")
     if run.engine == "batched" and env.id not in BATCHED_IDS:
         raise ConfigError(f"run.engine: no batched engine for {env.id}; batched: {BATCHED_IDS}")
+    if run.record_games < 0:
+        raise ConfigError(f"run.record_games must be >= 0, got {run.record_games}")
     ppo = data.get("ppo") or {}
     ppo_arguments(ppo)  # validate now, before any work
     cfg = Config(path.stem, env, ppo, run)
@@ -719,6 +722,13 @@ def main(argv: list[str] | None = None) -> Path:
         save(final_ckpt)
     save(run_dir / "model.zip")
     final = record(model.num_timesteps, cfg.run.final_eval_episodes)
+    if cfg.run.record_games > 0:  # watch the trained model play (envs.render pictures)
+        from envs.render.record import record_episode
+
+        agent = PPOAgent.from_model(model, vec if cfg.run.normalize_obs else None)
+        for k in range(cfg.run.record_games):
+            env = gym.make(cfg.env.id, render_mode="rgb_array", **cfg.env.kwargs)
+            record_episode(env, agent, run_dir / "videos" / f"game_{k}.gif", seed=20_000_000 + k)
     vec.close()
     plot_curve(metrics_path, run_dir / "curve.png", cfg, best_known)
     # The heuristic player in the learner's place, on the same episodes: the yardstick.

@@ -1,4 +1,4 @@
-"""What the PettingZoo AEC envs share: agents ``player_i``, spaces, seeding, text rendering."""
+"""What the PettingZoo AEC envs share: agents ``player_i``, spaces, seeding, rendering."""
 
 from __future__ import annotations
 
@@ -74,9 +74,15 @@ class TableAEC(AECEnv):
     def render_text(self) -> str:
         """The table as text."""
 
-    def render(self) -> str | None:
+    @abstractmethod
+    def render_rgb(self, labels: dict[int, str] | None = None) -> np.ndarray:
+        """The table as an H×W×3 uint8 frame (``labels``: seat -> name, default player_i)."""
+
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            return self.render_rgb()
         text = self.render_text()
         if self.render_mode == "human":
             print(text)

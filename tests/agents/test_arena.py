@@ -233,6 +233,7 @@ def test_ratings_order_the_agents():
         (["--game", "yahtzee", "--agents", "random", "--out", "{file}"], "is a file; give"),
         (["--game", "yahtzee", "--agents", "random", "--out", "{file}/sub"], "is a file, not a"),
         (["--game", "yahtzee", "--agents", "random", "--out", "{folder}"], "there is a folder"),
+        (["--game", "dice_poker", "--agents", "random", "--record", "x.avi"], ".gif or .mp4"),
     ],
 )
 def test_cli_errors_are_one_clear_line(argv, message, capsys, tmp_path, monkeypatch):
@@ -279,3 +280,14 @@ def test_benchmark_rule_values_are_typed(tmp_path, flag):
     argv += ["--workers", "1", flag, "lock_kept_dice=false", flag, "ante=2", "--no-chart"]
     result = benchmark_main([*argv, "--out", str(tmp_path), "--no-progress"])
     assert dict(result.setup.rule_options) == {"lock_kept_dice": False, "ante": 2}
+
+
+@pytest.mark.parametrize(("game", "suffix"), [("dice_poker", "gif"), ("yahtzee", "mp4")])
+def test_cli_records_one_game(game, suffix, tmp_path):
+    from envs.render.record import read_frames
+
+    argv = ["--game", game, "--agents", "random", "heuristic", "--games", "4", "--workers", "1"]
+    video = tmp_path / f"game.{suffix}"
+    benchmark_main([*argv, "--out", str(tmp_path), "--no-progress", "--record", str(video)])
+    frames = read_frames(video)
+    assert len(frames) > 3 and len({f.shape for f in frames}) == 1

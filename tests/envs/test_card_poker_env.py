@@ -131,7 +131,7 @@ def test_step_after_the_end_and_before_reset():
         ({"agent_seat": 3}, ValueError, "agent_seat"),
         ({"episode": "game"}, ValueError, "episode"),
         ({"max_deals": 0}, ValueError, "max_deals"),
-        ({"render_mode": "rgb_array"}, ValueError, "render_mode"),
+        ({"render_mode": "rgb"}, ValueError, "render_mode"),
         ({"opponents": ["random"]}, ValueError, "opponents"),
         ({"opponents": "optimal"}, ValueError, "optimal"),
         ({"deck": 40}, ValueError, "deck"),

@@ -42,6 +42,7 @@ def test_train_save_and_play(tmp_path):
     assert run_dir.name == "dice_poker__tiny__0"
     for name in ("model.zip", "config.yaml", "metrics.csv", "curve.png"):
         assert (run_dir / name).is_file(), name
+    assert sorted(p.name for p in (run_dir / "videos").iterdir()) == ["game_0.gif", "game_1.gif"]
     metrics = rows(run_dir / "metrics.csv")
     assert [int(r["timesteps"]) for r in metrics][0] == 0
     assert int(metrics[-1]["timesteps"]) >= 512
