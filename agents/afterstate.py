@@ -311,6 +311,18 @@ class AfterstateAgent(Agent):
         return f"AfterstateAgent({self.rules.rules}, {self.net.hidden})"
 
 
+def exact_values(solution, cards: CardStates) -> np.ndarray:
+    """The solver's optimal points still to come from each card (0 for a full card): the
+    assisted track's teacher, and a yardstick for a learned ``V``."""
+    model = solution.model
+    live = cards.open_.any(axis=1)
+    out = np.zeros(len(cards))
+    if live.any():
+        state = model.states(cards.open_[live], cards.upper[live], cards.y50[live])
+        out[live] = model.value(state)
+    return out
+
+
 def card_states(engine) -> CardStates:
     """The cards of a batched scorecard engine (``envs.batched.scorecard``)."""
     return CardStates(
@@ -323,6 +335,7 @@ __all__ = [
     "CardStates",
     "ValueNet",
     "card_states",
+    "exact_values",
     "features",
     "load_value",
     "save_value",

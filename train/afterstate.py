@@ -39,6 +39,7 @@ if str(ROOT) not in sys.path:  # run as a script: the repository's packages firs
 from agents import make_agent  # noqa: E402
 from agents.afterstate import (  # noqa: E402
     AfterstateAgent,
+    CardStates,
     ValueNet,
     card_states,
     features,
@@ -67,6 +68,11 @@ class ValueConfig:
     batch_size: int = 512  # cards per minibatch
     updates_per_turn: int = 4  # minibatches after each turn of all games
     buffer_turns: int = 8  # the targets of this many latest turns are sampled
+    # "none": pure RL; "optimal": the assisted track, V first fitted to the exact solver's
+    # values of the cards met in warm_start_games games of optimal play
+    warm_start: str = "none"
+    warm_start_games: int = 2048
+    warm_start_steps: int = 2000
 
 
 @dataclass
@@ -162,6 +168,10 @@ def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
     }
     run = _build(RunConfig, run_data, f"{path.name}: run")
     value = _build(ValueConfig, data.get("value"), f"{path.name}: value")
+    if value.warm_start not in ("none", "optimal"):
+        raise ValueError(
+            f"{path.name}: value.warm_start must be 'none' or 'optimal', got {value.warm_start!r}"
+        )
     if not value.hidden or any(not isinstance(h, int) or h < 1 for h in value.hidden):
         raise ValueError(f"{path.name}: value.hidden must be a list of widths >= 1")
     return Config(path.stem, env, value, run)
@@ -226,6 +236,30 @@ def plot_curve(metrics: Path, out: Path, title: str, best: float) -> None:
 
 
 # -- training -----------------------------------------------------------------------------
+
+
+def play_turns(engine: BatchedScorecard, value, before_play=None):
+    """Play one whole game in every slot of ``engine`` by turn search with ``value`` at the
+    leaves, a turn at a time; yields each turn's cards (before it is played).
+    ``before_play(cards, (start-of-turn values, column))`` runs before the dice fall."""
+    rules = engine.rules
+    engine.reset()
+    while not engine.done.all():
+        cards = card_states(engine)
+        _, first, column = np.unique(cards.key(), axis=0, return_index=True, return_inverse=True)
+        column = column.ravel()
+        distinct = CardStates(cards.open_[first], cards.upper[first], cards.y50[first])
+        plan, target = turn_plan(rules, value, distinct)
+        if before_play is not None:
+            before_play(cards, (target, column))
+        yield cards
+        live = np.ones(engine.n, dtype=bool)
+        for roll in (1, 2, 3):
+            idx = np.flatnonzero(live)
+            actions = np.zeros(engine.n, dtype=np.int64)
+            actions[idx] = plan.actions(engine.dice_index()[idx], roll, column[idx])
+            engine.step_some(actions, live)
+            live &= actions < 32  # a fill ends the turn
 
 
 def main(argv: list[str] | None = None) -> Path:
@@ -296,42 +330,51 @@ def main(argv: list[str] | None = None) -> Path:
     next_ckpt = (played // cfg.run.checkpoint_every + 1) * cfg.run.checkpoint_every
     bar = tqdm(total=cfg.run.total_games, initial=played, unit="game", disable=args.no_progress)
     recent: list[float] = []
-    while played < cfg.run.total_games:
-        engine.reset()
-        while not engine.done.all():
-            cards = card_states(engine)
-            keys, first, column = np.unique(
-                cards.key(), axis=0, return_index=True, return_inverse=True
+
+    def fit(x: np.ndarray, y: np.ndarray, steps: int) -> None:
+        for _ in range(steps):
+            idx = rng.integers(len(x), size=cfg.value.batch_size)
+            loss = torch.nn.functional.mse_loss(
+                net(torch.as_tensor(x[idx])), torch.as_tensor(y[idx])
             )
-            column = column.ravel()
-            distinct = type(cards)(cards.open_[first], cards.upper[first], cards.y50[first])
-            net.eval()
-            plan, target = turn_plan(rules, net.values, distinct)
-            net.train()
-            bx.append(features(rules, cards))
-            by.append((target[column] / 100.0).astype(np.float32))
-            del bx[: -cfg.value.buffer_turns], by[: -cfg.value.buffer_turns]
-            x, y = np.concatenate(bx), np.concatenate(by)
-            frac = min(1.0, played / cfg.run.total_games)
-            lr = cfg.value.learning_rate + frac * (cfg.value.lr_end - cfg.value.learning_rate)
-            for g in opt.param_groups:
-                g["lr"] = lr
-            for _ in range(cfg.value.updates_per_turn):
-                idx = rng.integers(len(x), size=cfg.value.batch_size)
-                loss = torch.nn.functional.mse_loss(
-                    net(torch.as_tensor(x[idx])), torch.as_tensor(y[idx])
-                )
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-            live = np.ones(engine.n, dtype=bool)
-            for roll in (1, 2, 3):
-                idx = np.flatnonzero(live)
-                actions = np.zeros(engine.n, dtype=np.int64)
-                actions[idx] = plan.actions(engine.dice_index()[idx], roll, column[idx])
-                filled = live & (actions >= 32)
-                engine.step_some(actions, live)
-                live &= ~filled
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+    if cfg.value.warm_start == "optimal" and not args.resume:  # the assisted track
+        from agents.afterstate import exact_values
+        from agents.optimal.yahtzee import solve
+
+        solution = solve(rules)
+        teacher = BatchedScorecard(cfg.value.warm_start_games, rules, seed=cfg.run.seed + 7)
+        seen = []
+        for cards in play_turns(teacher, lambda c: exact_values(solution, c)):
+            seen.append((features(rules, cards), exact_values(solution, cards) / 100.0))
+        fit(
+            np.concatenate([a for a, _ in seen]),
+            np.concatenate([b for _, b in seen]).astype(np.float32),
+            cfg.value.warm_start_steps,
+        )
+        bar.write(
+            f"warm start: V fitted to the solver's values of {sum(len(a) for a, _ in seen)} cards"
+        )
+        row = record(cfg.run.eval_games)
+        bar.write(f"after the warm start: {row['pct_optimal']:.2f}% of {best:.2f}")
+
+    def learn(cards, plan_target) -> None:
+        """The expected TD(0) step of one turn: targets of every card, then minibatches."""
+        target, column = plan_target
+        bx.append(features(rules, cards))
+        by.append((target[column] / 100.0).astype(np.float32))
+        del bx[: -cfg.value.buffer_turns], by[: -cfg.value.buffer_turns]
+        frac = min(1.0, played / cfg.run.total_games)
+        for g in opt.param_groups:
+            g["lr"] = cfg.value.learning_rate + frac * (cfg.value.lr_end - cfg.value.learning_rate)
+        fit(np.concatenate(bx), np.concatenate(by), cfg.value.updates_per_turn)
+
+    while played < cfg.run.total_games:
+        for _ in play_turns(engine, net.values, learn):
+            pass
         recent = engine.total.tolist()
         played += engine.n
         bar.update(engine.n)
@@ -352,20 +395,29 @@ def main(argv: list[str] | None = None) -> Path:
     save_value(net, run_dir / "value.pt", {"games": played, "wall_s": wall()})
     final = record(cfg.run.final_eval_games)
     plot_curve(metrics, run_dir / "curve.png", run_dir.name, best)
-    heuristic = make_agent("heuristic", cfg.game, **cfg.env.kwargs)
-    reference = evaluate(heuristic, cfg, cfg.run.final_eval_games)
+    # the heuristic and the random player in the learner's place, on the same games
+    others = {
+        name: evaluate(make_agent(name, cfg.game, **cfg.env.kwargs), cfg, cfg.run.final_eval_games)
+        for name in ("heuristic", "random")
+    }
     (run_dir / "final.json").write_text(
-        json.dumps({"afterstate": final, "heuristic_in_its_place": reference, "optimal": best})
+        json.dumps(
+            {"afterstate": final, **{f"{k}_in_its_place": v for k, v in others.items()}}
+            | {"optimal": best}
+        )
     )
-    print(
-        f"\n{run_dir.name}: {played} games in {final['wall_s']:.0f} s\n"
-        f"afterstate {final['score']:.2f} ± {final['score_ci95']:.2f} = "
-        f"{final['pct_optimal']:.2f}% of the optimal {best:.2f} (median {final['median']:.0f})\n"
-        f"heuristic  {reference['score']:.2f} ± {reference['score_ci95']:.2f} = "
-        f"{100 * reference['score'] / best:.2f}%\n"
+    lines = [f"\n{run_dir.name}: {played} games in {final['wall_s']:.0f} s"]
+    for name, row in {"afterstate": final, **others}.items():
+        lines.append(
+            f"{name:<11}{row['score']:7.2f} ± {row['score_ci95']:.2f} = "
+            f"{100 * row['score'] / best:6.2f}% of the optimal {best:.2f} "
+            f"(median {row['median']:.0f})"
+        )
+    lines.append(
         f"model: {run_dir / 'value.pt'}  (make_agent('afterstate:{run_dir / 'value.pt'}', "
         f"game={cfg.game!r}))"
     )
+    print("\n".join(lines))
     return run_dir
 
 

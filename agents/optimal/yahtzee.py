@@ -104,6 +104,10 @@ class _Model:
         """The state of one card as seen in an observation (each entry an array of one)."""
         raise NotImplementedError
 
+    def states(self, open_rows: np.ndarray, upper_sum, yahtzee_scored):
+        """The states of a batch of cards: ``open_rows`` (n, rows), the others (n,)."""
+        raise NotImplementedError
+
     def value(self, state) -> np.ndarray:
         raise NotImplementedError
 
@@ -122,9 +126,14 @@ class _ClassicModel(_Model):
         return stop, rows
 
     def state(self, open_rows, upper_sum, yahtzee_scored):
-        filled = sum(1 << k for k, o in enumerate(open_rows) if not o)
-        y = int(bool(yahtzee_scored) and self.tab.track_bonus)
-        return tuple(np.array([v]) for v in (filled, min(int(upper_sum), classic.CAP), y))
+        return self.states(np.array([open_rows], dtype=bool), [upper_sum], [yahtzee_scored])
+
+    def states(self, open_rows, upper_sum, yahtzee_scored):
+        open_rows = np.asarray(open_rows, dtype=bool)
+        filled = (~open_rows).astype(np.int64) @ (1 << np.arange(open_rows.shape[1]))
+        y = np.asarray(yahtzee_scored, dtype=bool) & self.tab.track_bonus
+        upper = np.minimum(np.asarray(upper_sum, dtype=np.int64), classic.CAP)
+        return filled, upper, y.astype(np.int64)
 
     def value(self, state):
         return self.values[state]
@@ -165,10 +174,13 @@ class _RussianModel(_Model):
         return stop, row
 
     def state(self, open_rows, upper_sum, yahtzee_scored):
-        closed = [not o for o in open_rows]
-        f1 = sum(1 << k for k in range(russian.N_UPPER) if closed[k])
-        f2 = sum(1 << j for j in range(russian.N_LOWER) if closed[russian.N_UPPER + j])
-        return tuple(np.array([v]) for v in (f1, int(upper_sum), f2))
+        return self.states(np.array([open_rows], dtype=bool), [upper_sum], [yahtzee_scored])
+
+    def states(self, open_rows, upper_sum, yahtzee_scored):
+        closed = ~np.asarray(open_rows, dtype=bool)
+        f1 = closed[:, : russian.N_UPPER].astype(np.int64) @ (1 << np.arange(russian.N_UPPER))
+        f2 = closed[:, russian.N_UPPER :].astype(np.int64) @ (1 << np.arange(russian.N_LOWER))
+        return f1, np.asarray(upper_sum, dtype=np.int64), f2
 
     def value(self, state):
         f1, s1, f2 = state
