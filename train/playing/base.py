@@ -10,13 +10,6 @@ import numpy as np
 
 from agents import Agent
 
-GAME_TITLES = {
-    "dice_poker": "Prison dice poker, 5 dice",
-    "dice_poker6": "Prison dice poker, 6 dice",
-    "yahtzee": "Покер на костях (russian scorecard game)",
-    "yahtzee_classic": "Classic Yahtzee",
-    "card_poker": "Card poker",
-}
 NUMBERS = ("no", "one", "two", "three", "four", "five", "six")
 COMMON_HELP = (
     "  moves        list the legal moves now\n"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from agents import Agent
+from envs import games as registry
+from envs.obs.card_poker import observe
 from envs.rules.card_poker import (
     FIRST_BID,
     HAND_SIZE,
@@ -15,7 +17,7 @@ from envs.rules.card_poker import (
     CardPokerRules,
     Phase,
 )
-from train.playing.base import COMMON_HELP, GAME_TITLES, MoveError, Table, labels_of, subject
+from train.playing.base import COMMON_HELP, MoveError, Table, labels_of, subject
 
 
 def is_number(word: str) -> bool:
@@ -50,8 +52,6 @@ class CardPokerTable(Table):
         return self.match.current_player
 
     def observation(self, seat: int) -> np.ndarray:
-        from envs.card_poker import observe
-
         m = self.match
         return observe(m.game, seat, m.deals_left, m.net[seat])
 
@@ -73,7 +73,7 @@ class CardPokerTable(Table):
         joker = joker if r.joker_card else "no joker"
         deals = f"up to {m.max_deals} deals" if m.max_deals > 1 else "1 deal"
         return [
-            f"{GAME_TITLES[self.game]}, {r.deck} cards ({joker})"
+            f"{registry.get(self.game).title}, {r.deck} cards ({joker})"
             f" · {self.n_players} players: "
             + ", ".join(self.labels[s] for s in range(self.n_players))
             + f" · {deals} · stack {r.stack}, ante {r.ante}, bids {r.min_bid}-{r.max_bid}"

@@ -8,10 +8,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents import Agent
+from envs import games as registry
+from envs.obs.dice_poker import observe
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
 from train.playing.base import (
     COMMON_HELP,
-    GAME_TITLES,
     MoveError,
     Table,
     dice_text,
@@ -50,8 +51,6 @@ class DicePokerTable(Table):
         return self.match.game.current_player
 
     def observation(self, seat: int) -> np.ndarray:
-        from envs.dice_poker import observe
-
         m = self.match
         return observe(m.game, seat, m.games_left, m.chips[seat])
 
@@ -69,7 +68,7 @@ class DicePokerTable(Table):
     def intro(self) -> list[str]:
         m, r = self.match, self.rules
         lines = [
-            f"{GAME_TITLES[self.game]} · {self.n_players} players: "
+            f"{registry.get(self.game).title} · {self.n_players} players: "
             + ", ".join(
                 self.labels[s] + (f" (seat {s})" if s == self.human else "")
                 for s in range(self.n_players)

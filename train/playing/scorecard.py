@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from agents import Agent
+from envs import games as registry
+from envs.obs.yahtzee import observe
 from envs.rules.scorecard import (
     MAX_ROLLS,
     N_REROLL_ACTIONS,
@@ -12,9 +14,9 @@ from envs.rules.scorecard import (
     ScorecardGame,
     ScorecardRules,
 )
+from envs.rules.scorecard_match import ScorecardMatch
 from train.playing.base import (
     COMMON_HELP,
-    GAME_TITLES,
     MoveError,
     Table,
     dice_text,
@@ -48,8 +50,16 @@ class ScorecardTable(Table):
         self._deal()
 
     def _deal(self) -> None:
-        self.cards = [ScorecardGame(self.rng, self.rules) for _ in range(self.n_players)]
-        self.seat = 0
+        # seat order and the settlement are the rules layer's (envs.rules.scorecard_match)
+        self.match = ScorecardMatch(self.n_players, self.rng, self.rules)
+
+    @property
+    def cards(self) -> list[ScorecardGame]:
+        return self.match.games
+
+    @property
+    def seat(self) -> int:
+        return self.match.current_player
 
     @property
     def done(self) -> bool:
@@ -64,8 +74,6 @@ class ScorecardTable(Table):
         return self.cards[self.seat]
 
     def observation(self, seat: int) -> np.ndarray:
-        from envs.yahtzee import observe
-
         return observe(self.cards[seat])
 
     def mask(self) -> np.ndarray:
@@ -93,7 +101,7 @@ class ScorecardTable(Table):
             else ", ".join(self.labels[s] for s in range(self.n_players))
         )
         lines = [
-            f"{GAME_TITLES[self.game]} ({opts}) · players: {who} · "
+            f"{registry.get(self.game).title} ({opts}) · players: {who} · "
             f"{self.n_games} game{'s' if self.n_games > 1 else ''}",
             "Each turn: roll five dice, re-roll any of them up to twice, then fill one row.",
         ]
@@ -223,7 +231,7 @@ class ScorecardTable(Table):
     def step(self, action: int) -> list[str]:
         g, seat = self.now, self.seat
         before = g.dice
-        points = g.step(action)
+        points = self.match.step(action)
         lines = []
         if action < N_REROLL_ACTIONS:
             if seat == self.human:
@@ -238,21 +246,20 @@ class ScorecardTable(Table):
             f"{who} {verb} {row} with {dice_text(g.history[-1][-1])}: {points:+d} "
             f"(total {g.card.total})   (rolls {rolls})"
         )
-        self.seat = (seat + 1) % self.n_players
-        if all(c.done for c in self.cards):
+        if self.match.done:
             lines += self._game_end()
         return lines
 
     def _game_end(self) -> list[str]:
-        totals = [c.card.total for c in self.cards]
+        totals = self.match.totals()
         self.results.append(totals)
         self.games_played += 1
         lines = ["", f"== game {self.games_played} over =="] + self._board(None)
         if self.n_players > 1:
-            mean = sum(totals) / len(totals)
+            settled = self.match.settlements()
             lines.append(
                 "Result (total minus the table's average): "
-                + ", ".join(f"{self.labels[s]} {t - mean:+.1f}" for s, t in enumerate(totals))
+                + ", ".join(f"{self.labels[s]} {v:+.1f}" for s, v in enumerate(settled))
             )
         if not self.done:
             self._deal()
