@@ -31,6 +31,7 @@ from pathlib import Path
 
 from agents import AGENTS, GAMES
 from agents.arena import ArenaResult, build_agents, default_workers, make_setup, run_arena
+from envs import games
 from envs.cli import add_rule_argument, rule_options
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> ArenaResult:
         parser.error(f"--games must be at least 1, got {args.games}")
     if args.workers < 1:
         parser.error(f"--workers must be at least 1, got {args.workers}")
-    rules = rule_options(parser, args)
+    rules = rule_options(parser, args, games.get(args.game).rule_options)
     try:
         for spec in args.agents:
             check_spec(spec, args.game)
