@@ -21,7 +21,7 @@ How games are played (``train/benchmark.py`` is the command-line front end):
   same seed drives each seat's own :class:`ScorecardGame`; the dice agree as long as
   the players' choices do). With ``players=1`` (the default) every agent plays each
   game alone on those dice and the figure is its total score; with ``players > 1``
-  also the settlement of RULES.md, total minus the table's mean total. Maximising the
+  also the settlement of docs/rules.md section 4, total minus the table's mean total. Maximising the
   expected total maximises the expected settlement, so players see the solo
   observation of ``Yahtzee-v0`` in either case.
 - **Per agent and game** an agent's result is the mean over the seats it held.

@@ -67,7 +67,7 @@ class CardPokerEnv(TableEnv):
     """
     ## Description
 
-    Card poker from the Russian "commercial games" (RULES.md section 3), one
+    Card poker from the Russian "commercial games" (docs/rules.md section 3), one
     learning player against opponents that are Agents. A 36-card deck (6 to
     A; the six of spades plays the joker) or 54 cards (2 to A and two
     jokers); a joker takes whatever value makes the best hand. Each deal:

@@ -43,7 +43,7 @@ class DicePokerEnv(TableEnv):
     """
     ## Description
 
-    Prison dice poker ("зарики", RULES.md sections 1 and 2) for one learning
+    Prison dice poker ("зарики", docs/rules.md sections 1 and 2) for one learning
     player against opponents that are Agents. Each player in turn rolls all
     dice, then may re-roll some of them twice; with the frozen-dice rule a
     die kept after the first roll may not be re-rolled at the third. The
@@ -82,7 +82,7 @@ class DicePokerEnv(TableEnv):
     | 33 | chips | your net chips so far this episode |
 
     For six dice every index from ``dice`` on shifts by the two extra dice.
-    Hand ranks follow RULES.md (five dice: nothing 0 .. poker 6; six dice:
+    Hand ranks follow docs/rules.md sections 1 and 2 (five dice: nothing 0 .. poker 6; six dice:
     nothing 0 .. poker 10). :func:`decode_observation` splits a vector into
     these fields. Only the best finished hand matters for who wins, so the
     observation carries that rather than every earlier player's dice.

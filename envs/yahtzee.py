@@ -55,11 +55,11 @@ class YahtzeeEnv(TextRenderEnv):
     ## Description
 
     One player's whole game of a scorecard dice game. ``Yahtzee-v0`` is the
-    Russian "Покер на костях" (RULES.md section 4): 17 turns, six stage-1
+    Russian "Покер на костях" (docs/rules.md section 4): 17 turns, six stage-1
     rows (count of the face minus three, times the face; +50 at a stage-1
     sum >= 0) before eleven stage-2 rows that are doubled when filled right
-    after the first roll. ``YahtzeeClassic-v0`` is classic Yahtzee (RULES.md
-    section 5): 13 turns, upper bonus, Yahtzee bonus and the joker rule.
+    after the first roll. ``YahtzeeClassic-v0`` is classic Yahtzee
+    (docs/rules.md section 5): 13 turns, upper bonus, Yahtzee bonus and the joker rule.
     Each turn starts with a roll of all five dice; up to two re-rolls of any
     dice follow; the turn ends when a row is filled.
 

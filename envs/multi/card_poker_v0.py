@@ -27,7 +27,7 @@ class raw_env(MatchAEC, EzPickle):
     """
     ## Description
 
-    Card poker on 36 or 54 cards with jokers (RULES.md section 3) with every
+    Card poker on 36 or 54 cards with jokers (docs/rules.md section 3) with every
     seat an agent ``player_0`` .. ``player_{n-1}`` (``player_i`` sits in seat
     ``i``; seat 0 draws and bids first in the first deal). Players who have
     passed wait for the deal to end.

@@ -29,7 +29,7 @@ class raw_env(MatchAEC, EzPickle):
     """
     ## Description
 
-    Prison dice poker (RULES.md sections 1 and 2) with every seat an agent
+    Prison dice poker (docs/rules.md sections 1 and 2) with every seat an agent
     ``player_0`` .. ``player_{n-1}`` (``player_i`` sits in seat ``i``). The
     agent to act is the one rolling; players not in a play-off just wait.
 

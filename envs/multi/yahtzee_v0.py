@@ -28,7 +28,7 @@ class raw_env(TableAEC, EzPickle):
 
     The scorecard dice game for 2 or more players ``player_0`` ..
     ``player_{n-1}``, each with their own card: "Покер на костях"
-    (``rules="russian"``, RULES.md section 4) or classic Yahtzee
+    (``rules="russian"``, docs/rules.md section 4) or classic Yahtzee
     (``rules="classic"``, section 5). Players take whole turns in seat order,
     ``player_0`` first; a turn is up to three rolls and ends when the player
     fills a row. After ``n_rows`` rounds (17 russian, 13 classic) every card

@@ -1,10 +1,10 @@
-"""Hands of card poker on 36 or 54 cards with jokers (RULES.md section 3).
+"""Hands of card poker on 36 or 54 cards with jokers (docs/rules.md section 3).
 
 ``evaluate_hand(cards, **variant)`` returns a :class:`CardHand`; hands compare
 by ``(rank, tiebreak)`` where ``rank`` is the category's place in the
 variant's order: ``a < b`` means ``b`` wins, ``a == b`` splits the pot.
 
-Variant options (defaults are RULES.md's):
+Variant options (defaults are those of docs/rules.md):
 
 - ``deck`` 36 | 54, ``joker_card`` "6S" (36 cards: any of its cards, or None);
 - ``categories`` "full" | "short" (no colour, suit, straight, straight colour);
@@ -41,7 +41,8 @@ from envs.rules.cards import Card, Deck, make_deck, parse_cards
 
 
 class Category(IntEnum):
-    """Card hands in the source's order (RULES.md, ``categories="full"``); higher wins."""
+    """Card hands in the source's order (docs/rules.md section 3, ``categories="full"``);
+    higher wins."""
 
     HIGH_CARD = 0
     PAIR = 1

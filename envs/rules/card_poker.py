@@ -1,4 +1,4 @@
-"""One deal of card poker as a state machine, and sessions of deals (RULES.md section 3).
+"""One deal of card poker as a state machine, and sessions of deals (docs/rules.md section 3).
 
 A deal: every player antes, gets five cards, then in turn order draws once
 (an action is the bit set of cards to exchange, bit i = the i-th card of the
@@ -60,7 +60,7 @@ class Phase(IntEnum):
 
 @dataclass(frozen=True)
 class CardPokerRules:
-    """Every option of card poker; the defaults are RULES.md's."""
+    """Every option of card poker; the defaults are those of docs/rules.md."""
 
     deck: int = 36
     joker_card: str | None = "6S"

@@ -1,4 +1,4 @@
-"""Hands of prison dice poker ("зарики"), five and six dice (RULES.md sections 1 and 2).
+"""Hands of prison dice poker ("зарики"), five and six dice (docs/rules.md sections 1 and 2).
 
 ``rank_dice(dice, **variant)`` returns a :class:`DiceHand`. Hands compare by
 ``(rank, tie-break)``: ``a < b`` means ``b`` wins, ``a == b`` is a tie that
@@ -52,7 +52,7 @@ HAND_OPTIONS = ("full_house_tiebreak", "two_pairs_tiebreak", "six_dice_low_hands
 @total_ordering
 @dataclass(frozen=True, eq=False)
 class DiceHand:
-    """A ranked hand. ``name`` is the RULES.md name, ``points`` its tie-break value."""
+    """A ranked hand. ``name`` is the name in docs/rules.md, ``points`` its tie-break value."""
 
     category: IntEnum
     points: int
@@ -126,7 +126,7 @@ def check_variant(
 def rank_dice(dice: Iterable[int], **variant) -> DiceHand:
     """Rank five or six dice.
 
-    Options (RULES.md): ``full_house_tiebreak`` "sum" | "triple",
+    Options (docs/rules.md sections 1 and 2): ``full_house_tiebreak`` "sum" | "triple",
     ``two_pairs_tiebreak`` "sum" | "high_pair" (five dice),
     ``six_dice_low_hands`` True | False and ``pyramid`` "monotone" |
     "ascending" | "any" (six dice).

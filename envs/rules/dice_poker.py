@@ -1,4 +1,4 @@
-"""One game of prison dice poker as a state machine (RULES.md sections 1 and 2).
+"""One game of prison dice poker as a state machine (docs/rules.md sections 1 and 2).
 
 A game: every player antes into the pot, then players roll in turn order.
 A turn is up to three rolls; an action is the bit set of dice to re-roll
@@ -27,7 +27,7 @@ MAX_ROLLS = 3
 
 @dataclass(frozen=True)
 class DicePokerRules:
-    """Every option of prison dice poker; the defaults are RULES.md's."""
+    """Every option of prison dice poker; the defaults are those of docs/rules.md."""
 
     n_dice: int = 5
     ante: int = 1

@@ -1,4 +1,4 @@
-"""The card poker table of ``train/play.py`` (RULES.md section 3)."""
+"""The card poker table of ``train/play.py`` (docs/rules.md section 3)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def is_number(word: str) -> bool:
 
 
 class CardPokerTable(Table):
-    """Card poker: one deal, or a session of up to ``games`` deals (RULES.md 3)."""
+    """Card poker: one deal, or a session of up to ``games`` deals (docs/rules.md section 3)."""
 
     def __init__(
         self,

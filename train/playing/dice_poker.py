@@ -1,4 +1,4 @@
-"""The prison dice poker table of ``train/play.py`` (RULES.md sections 1 and 2)."""
+"""The prison dice poker table of ``train/play.py`` (docs/rules.md sections 1 and 2)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ from train.playing.base import (
 
 
 class DicePokerTable(Table):
-    """Prison dice poker: ``games`` games at one table, chips carried over (RULES.md 1, 2)."""
+    """Prison dice poker: ``games`` games at one table, chips carried over (docs/rules.md
+    sections 1 and 2)."""
 
     def __init__(
         self,
