@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import Agent
 from envs import games as registry
 from envs.obs.card_poker import observe
 from envs.rules.card_poker import (
@@ -17,7 +16,7 @@ from envs.rules.card_poker import (
     CardPokerRules,
     Phase,
 )
-from train.playing.base import COMMON_HELP, MoveError, Table, labels_of, subject
+from train.playing.base import COMMON_HELP, MoveError, Table, subject
 
 
 def is_number(word: str) -> bool:
@@ -28,20 +27,11 @@ def is_number(word: str) -> bool:
 class CardPokerTable(Table):
     """Card poker: one deal, or a session of up to ``games`` deals (docs/rules.md section 3)."""
 
-    def __init__(
-        self,
-        game: str,
-        rules: CardPokerRules,
-        human: int,
-        agents: dict[int, Agent],
-        rng: np.random.Generator,
-        games: int = 1,
-    ) -> None:
-        self.game, self.rules, self.human, self.agents = game, rules, human, agents
-        self.n_players = len(agents) + 1
-        self.labels = labels_of(self.n_players, human, agents)
+    rules: CardPokerRules
+
+    def start(self, rng: np.random.Generator, games: int) -> None:
         episode = "session" if games > 1 else "deal"
-        self.match = CardPokerMatch(self.n_players, rng, rules, episode, games)
+        self.match = CardPokerMatch(self.n_players, rng, self.rules, episode, games)
 
     @property
     def done(self) -> bool:

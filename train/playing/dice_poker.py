@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents import Agent
 from envs import games as registry
 from envs.obs.dice_poker import observe
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
@@ -16,7 +15,6 @@ from train.playing.base import (
     MoveError,
     Table,
     dice_text,
-    labels_of,
     read_faces,
     reroll_text,
     subject,
@@ -28,19 +26,10 @@ class DicePokerTable(Table):
     """Prison dice poker: ``games`` games at one table, chips carried over (docs/rules.md
     sections 1 and 2)."""
 
-    def __init__(
-        self,
-        game: str,
-        rules: DicePokerRules,
-        human: int,
-        agents: dict[int, Agent],
-        rng: np.random.Generator,
-        games: int = 1,
-    ) -> None:
-        self.game, self.rules, self.human, self.agents = game, rules, human, agents
-        self.n_players = len(agents) + 1
-        self.labels = labels_of(self.n_players, human, agents)
-        self.match = DicePokerMatch(self.n_players, rng, rules, n_games=games)
+    rules: DicePokerRules
+
+    def start(self, rng: np.random.Generator, games: int) -> None:
+        self.match = DicePokerMatch(self.n_players, rng, self.rules, n_games=games)
 
     # -- state -----------------------------------------------------------------------------
     @property

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import Agent
 from envs import games as registry
 from envs.obs.yahtzee import observe
 from envs.rules.scorecard import (
@@ -20,7 +19,6 @@ from train.playing.base import (
     MoveError,
     Table,
     dice_text,
-    labels_of,
     read_faces,
     reroll_text,
     subject,
@@ -31,18 +29,9 @@ from train.playing.base import (
 class ScorecardTable(Table):
     """The scorecard games: every player fills their own card, whole turns in seat order."""
 
-    def __init__(
-        self,
-        game: str,
-        rules: ScorecardRules,
-        human: int,
-        agents: dict[int, Agent],
-        rng: np.random.Generator,
-        games: int = 1,
-    ) -> None:
-        self.game, self.rules, self.human, self.agents = game, rules, human, agents
-        self.n_players = len(agents) + 1
-        self.labels = labels_of(self.n_players, human, agents)
+    rules: ScorecardRules
+
+    def start(self, rng: np.random.Generator, games: int) -> None:
         self.rng = rng
         self.n_games = games
         self.games_played = 0
