@@ -38,7 +38,7 @@ from envs.rules.card_hands import (
     get_evaluator,
 )
 from envs.rules.cards import Deck
-from envs.rules.seats import split_pot, turn_order
+from envs.rules.seats import GameSeries, split_pot, turn_order
 
 HAND_SIZE = 5
 N_DISCARDS = 2**HAND_SIZE
@@ -374,7 +374,7 @@ class CardPokerGame:
         self._award(won)
 
 
-class CardPokerMatch:
+class CardPokerMatch(GameSeries):
     """Deals at one table: one deal (``episode="deal"``) or a session.
 
     A session plays deals until a player cannot pay the next ante (or has no
@@ -411,8 +411,8 @@ class CardPokerMatch:
         return self.game.done and not self._continues()
 
     @property
-    def current_player(self) -> int | None:
-        return self.game.current_player
+    def _what(self) -> str:
+        return self.episode
 
     @property
     def deals_left(self) -> int:
@@ -428,19 +428,12 @@ class CardPokerMatch:
     def _continues(self) -> bool:
         return self.deals_played < self.max_deals and not self._broke(self.game.stacks)
 
-    def step(self, action: int) -> dict[int, int]:
-        """Play an action; returns the deal's payoffs when it ended a deal, else ``{}``."""
-        if self.done:
-            raise ValueError(f"illegal action {action!r}: the {self.episode} is over")
-        self.game.step(action)
-        if not self.game.done:
-            return {}
-        payoffs = self.game.payoffs()
-        for seat, chips in payoffs.items():
-            self.net[seat] += chips
+    def _ledger(self) -> list[int]:
+        return self.net
+
+    def _game_over(self) -> None:
         self.deals_played += 1
         if self._continues():
             self.previous = self.game
             first = (self.first + self.deals_played) % self.n_players
             self.game = CardPokerGame(self.n_players, self.rng, self.rules, self.game.stacks, first)
-        return payoffs

@@ -20,7 +20,7 @@ import numpy as np
 
 from envs.rules.dice import roll
 from envs.rules.dice_hands import HAND_OPTIONS, DiceHand, check_variant, rank_dice
-from envs.rules.seats import turn_order, winner_takes_pot
+from envs.rules.seats import GameSeries, turn_order, winner_takes_pot
 
 MAX_ROLLS = 3
 
@@ -239,7 +239,7 @@ class DicePokerGame:
             self._start_round(tied)
 
 
-class DicePokerMatch:
+class DicePokerMatch(GameSeries):
     """Games at one table: one game, or a circle of ``n_games`` games.
 
     The first game is started by ``first`` (default: decided by each player
@@ -278,10 +278,6 @@ class DicePokerMatch:
         return self.games_played == self.n_games
 
     @property
-    def current_player(self) -> int | None:
-        return self.game.current_player
-
-    @property
     def games_left(self) -> int:
         """Games still to come after the current one."""
         return max(self.n_games - self.games_played - 1, 0)
@@ -290,17 +286,10 @@ class DicePokerMatch:
         first = (self.first + self.games_played) % self.n_players
         return DicePokerGame(turn_order(first, self.n_players), self.rng, self.rules)
 
-    def step(self, action: int) -> dict[int, int]:
-        """Play ``action`` for the current player; the payoffs of a game it ended, else {}."""
-        if self.done:
-            raise ValueError(f"illegal action {action!r}: the match is over")
-        self.game.step(action)
-        if not self.game.done:
-            return {}
-        payoffs = self.game.payoffs()
-        for seat, gain in payoffs.items():
-            self.chips[seat] += gain
+    def _ledger(self) -> list[int]:
+        return self.chips
+
+    def _game_over(self) -> None:
         self.games_played += 1
         if not self.done:
             self.game = self._new_game()
-        return payoffs
