@@ -38,6 +38,7 @@ from math import comb
 import numpy as np
 
 from envs.rules.cards import Card, Deck, make_deck, parse_cards
+from envs.rules.hand_order import KeyOrdered
 
 
 class Category(IntEnum):
@@ -113,7 +114,7 @@ def hand_names(categories: str = "full", swap_four_and_straight_flush: bool = Fa
 
 @total_ordering
 @dataclass(frozen=True, eq=False)
-class CardHand:
+class CardHand(KeyOrdered):
     """A valued hand: ``category``, its ``tiebreak`` ranks and ``rank`` (place in the order)."""
 
     category: Category
@@ -132,28 +133,14 @@ class CardHand:
     def key(self) -> tuple[int, ...]:
         return (self.rank, *self.tiebreak)
 
-    def _comparable(self, other: object) -> bool:
-        if not isinstance(other, CardHand):
-            return False
-        if self.variant != other.variant:
-            raise ValueError(
-                f"cannot compare hands valued under different rules: {self.variant} "
-                f"and {other.variant}"
-            )
-        return True
+    @property
+    def family(self) -> tuple:
+        return self.variant
 
-    def __eq__(self, other: object) -> bool:
-        if not self._comparable(other):
-            return NotImplemented
-        return self.key == other.key
-
-    def __lt__(self, other: object) -> bool:
-        if not self._comparable(other):
-            return NotImplemented
-        return self.key < other.key
-
-    def __hash__(self) -> int:
-        return hash((self.variant, self.key))
+    def _mismatch(self, other: CardHand) -> str:
+        return (
+            f"cannot compare hands valued under different rules: {self.variant} and {other.variant}"
+        )
 
     def __repr__(self) -> str:
         cards = " ".join(map(str, self.cards))
