@@ -184,6 +184,18 @@ def check_whole(key: str, value: Any, low: int, high: int | None = None) -> int:
     return int(value)
 
 
+def check_positive(key: str, value: Any) -> float:
+    """``value`` as a finite number > 0 (an int or float, not a bool), e.g. ``reward_scale``."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not np.isfinite(value)
+        or value <= 0
+    ):
+        raise ValueError(f"{key} must be a positive number, got {value!r}")
+    return float(value)
+
+
 def check_seat(key: str, value: Any, n_players: int, word: str) -> int | str:
     """``value`` is ``word`` (e.g. "random", "roll") or a seat 0..n_players-1 (not a bool)."""
     if value == word and isinstance(value, str):
@@ -305,6 +317,7 @@ __all__ = [
     "RESULT_KINDS",
     "Game",
     "by_gym_id",
+    "check_positive",
     "check_seat",
     "check_whole",
     "get",

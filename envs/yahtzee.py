@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs import games
 from envs.obs.yahtzee import decode_observation, obs_fields, obs_size, obs_space, observe
 from envs.obs.yahtzee import layout as obs_layout
 from envs.rules.scorecard import (
@@ -136,15 +137,8 @@ class YahtzeeEnv(TextRenderEnv):
                 f"unknown argument(s) {unknown} for YahtzeeEnv; rule options are {OPTION_NAMES}"
             )
         self.rules = make_rules(rules, **options)
-        if (
-            isinstance(reward_scale, bool)
-            or not isinstance(reward_scale, int | float)
-            or not np.isfinite(reward_scale)
-            or reward_scale <= 0
-        ):
-            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
         self._check_render_mode(render_mode)
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = games.check_positive("reward_scale", reward_scale)
         self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
         self.action_space = LegalDiscrete(self.n_actions, self.action_masks)
         self.observation_space = obs_space(self.rules)

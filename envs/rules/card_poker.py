@@ -38,7 +38,7 @@ from envs.rules.card_hands import (
     get_evaluator,
 )
 from envs.rules.cards import Deck
-from envs.rules.seats import GameSeries, split_pot, turn_order
+from envs.rules.seats import GameSeries, action_mask, split_pot, turn_order
 
 HAND_SIZE = 5
 N_DISCARDS = 2**HAND_SIZE
@@ -257,9 +257,7 @@ class CardPokerGame:
         return legal
 
     def action_mask(self) -> np.ndarray:
-        mask = np.zeros(self.rules.n_actions, dtype=bool)
-        mask[self.legal_actions()] = True
-        return mask
+        return action_mask(self.legal_actions(), self.rules.n_actions)
 
     def payoffs(self) -> dict[int, int]:
         """Net chips of this deal per seat (zero-sum); only once the deal is over."""

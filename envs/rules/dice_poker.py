@@ -20,7 +20,7 @@ import numpy as np
 
 from envs.rules.dice import roll
 from envs.rules.dice_hands import HAND_OPTIONS, DiceHand, check_variant, rank_dice
-from envs.rules.seats import GameSeries, turn_order, winner_takes_pot
+from envs.rules.seats import GameSeries, action_mask, turn_order, winner_takes_pot
 
 MAX_ROLLS = 3
 
@@ -155,9 +155,7 @@ class DicePokerGame:
         return [a for a in range(self.rules.n_actions) if a & frozen == 0]
 
     def action_mask(self) -> np.ndarray:
-        mask = np.zeros(self.rules.n_actions, dtype=bool)
-        mask[self.legal_actions()] = True
-        return mask
+        return action_mask(self.legal_actions(), self.rules.n_actions)
 
     def payoffs(self) -> dict[int, int]:
         """Net chips of this game per seat (zero-sum); only once the game is done."""

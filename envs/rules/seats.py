@@ -15,6 +15,13 @@ def turn_order(first: int, n_players: int) -> list[int]:
     return [(first + i) % n_players for i in range(n_players)]
 
 
+def action_mask(legal, n_actions: int) -> np.ndarray:
+    """The bool mask over ``n_actions`` actions with the ``legal`` ones set."""
+    mask = np.zeros(n_actions, dtype=bool)
+    mask[legal] = True
+    return mask
+
+
 def split_pot(pot, n_winners):
     """``(share, odd)``: what each of ``n_winners`` equal best hands gets, and the odd chips
     left over (card poker gives them to the earliest winner in turn order)."""
