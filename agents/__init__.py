@@ -2,7 +2,8 @@
 
 Specs: ``"random"``, ``"heuristic"``, ``"optimal"`` and the other names a game
 lists in the registry (:mod:`envs.games`, each record's ``agents``), or
-``"ppo:path/to/model.zip"`` for a trained model. ``rules`` are the game's rule
+``"ppo:path/to/model.zip"`` for a trained model (``"afterstate:path/to/value.pt"`` for a
+learned scorecard value network). ``rules`` are the game's rule
 options (the same keyword arguments as the env), so an agent judges hands the
 way the table does.
 """
@@ -51,9 +52,14 @@ def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
         raise ValueError(f"an agent spec is a string or an Agent, got {spec!r}")
     if spec.startswith("ppo:"):
         return _load("agents.ppo:PPOAgent")(spec[4:], game=game, **rules)
+    if spec.startswith("afterstate:"):
+        return _load("agents.afterstate:AfterstateAgent")(spec[11:], game=game, **rules)
     table = _agents()
     if spec not in table:
-        raise ValueError(f"unknown agent {spec!r}; choose one of {sorted(table)} or 'ppo:PATH'")
+        raise ValueError(
+            f"unknown agent {spec!r}; choose one of {sorted(table)}, 'ppo:PATH' "
+            "or 'afterstate:PATH'"
+        )
     path = record.agents.get(spec, UNIVERSAL.get(spec))
     if path is None:
         raise ValueError(

@@ -26,7 +26,6 @@ from envs.rules.card_poker import (
     CardPokerRules,
     Phase,
 )
-from envs.spaces import LegalDiscrete
 from envs.table import TableEnv
 
 RULE_KWARGS = tuple(f.name for f in fields(CardPokerRules))
@@ -134,7 +133,8 @@ class CardPokerEnv(TableEnv):
       ``swap_four_and_straight_flush`` (False), ``ace_low_straight`` (False),
       ``stack`` (100), ``ante`` (1), ``draw_fee`` (0), ``min_bid`` (1),
       ``max_bid`` (8), ``max_bids`` (12).
-    - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it.
+    - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it,
+      ``"rgb_array"`` returns it as a picture (H×W×3 uint8, one size per player count).
 
     ## Version History
 
@@ -160,7 +160,7 @@ class CardPokerEnv(TableEnv):
         self.episode = episode
         self.max_deals = max_deals
         self.n_cards = self.rules.deck_cards.size
-        self.action_space = LegalDiscrete(self.rules.n_actions, self._sample_mask)
+        self.action_space = self._legal_space(self.rules.n_actions)
         self.observation_space = obs_space(self.n_cards, n_players)
         self.match: CardPokerMatch | None = None
 
@@ -176,12 +176,8 @@ class CardPokerEnv(TableEnv):
         assert reward == 0, "the learning player draws in every deal"
         return self._observe(self.agent_seat), self._info()
 
-    def _sample_mask(self) -> np.ndarray:
-        """What ``action_space.sample()`` draws from: the legal actions, or between
-        episodes those of the draw that opens the next one (checkers sample
-        an action before they reset)."""
-        if self.match is not None and not self.match.done:
-            return self.match.game.action_mask()
+    def _opening_mask(self) -> np.ndarray:
+        """The exchanges the learner can pay for in the draw that opens every episode."""
         r = self.rules
         mask = np.zeros(r.n_actions, dtype=bool)
         mask[[a for a in range(N_DISCARDS) if r.draw_fee * a.bit_count() <= r.stack - r.ante]] = 1
@@ -206,6 +202,13 @@ class CardPokerEnv(TableEnv):
             parts.append("this deal:")
         parts.append(render_game(m.game, labels, self.agent_seat))
         return "\n".join(parts)
+
+    def render_rgb(self) -> np.ndarray:
+        from envs.render import draw_card_poker  # Pillow is loaded only when a frame is asked for
+
+        if self.match is None:
+            raise RuntimeError("call reset() before render()")
+        return draw_card_poker(self.match, self._labels(), self.agent_seat)
 
     def _observe(self, seat: int) -> np.ndarray:
         m = self.match

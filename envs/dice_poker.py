@@ -12,7 +12,6 @@ from envs import games
 from envs.obs.dice_poker import decode_observation, obs_fields, obs_size, obs_space, observe
 from envs.obs.dice_poker import layout as obs_layout
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
-from envs.spaces import LegalDiscrete
 from envs.table import TableEnv
 
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
@@ -99,7 +98,8 @@ class DicePokerEnv(TableEnv):
     - Rules: ``ante`` (1), ``lock_kept_dice`` (True), ``full_house_tiebreak``
       ("sum" | "triple"), ``two_pairs_tiebreak`` ("sum" | "high_pair"),
       ``six_dice_low_hands`` (True), ``pyramid`` ("monotone" | "ascending" | "any").
-    - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it.
+    - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it,
+      ``"rgb_array"`` returns it as a picture (H×W×3 uint8, one size per player count).
 
     ## Version History
 
@@ -128,7 +128,7 @@ class DicePokerEnv(TableEnv):
         self._check_render_mode(render_mode)
         self.first_player = first_player
         self.episode = episode
-        self.action_space = LegalDiscrete(self.rules.n_actions, self.action_masks)
+        self.action_space = self._legal_space(self.rules.n_actions)
         self.observation_space = obs_space(n_dice)
         self.match: DicePokerMatch | None = None
 
@@ -148,6 +148,10 @@ class DicePokerEnv(TableEnv):
         assert reward == 0, "the learning player plays in every main round"
         return self._observe(self.agent_seat), self._info()
 
+    def _opening_mask(self) -> np.ndarray:
+        # the first decision follows the first roll: nothing is frozen yet
+        return np.ones(self.rules.n_actions, dtype=bool)
+
     def render_text(self) -> str:
         if self.match is None:
             return "(not started: call reset())"
@@ -159,6 +163,13 @@ class DicePokerEnv(TableEnv):
             + ", ".join(f"{labels[s]} {c:+d}" for s, c in enumerate(m.chips))
         )
         return header + "\n" + render_game(m.game, labels)
+
+    def render_rgb(self) -> np.ndarray:
+        from envs.render import draw_dice_poker  # Pillow is loaded only when a frame is asked for
+
+        if self.match is None:
+            raise RuntimeError("call reset() before render()")
+        return draw_dice_poker(self.match, self._labels())
 
     def _observe(self, seat: int) -> np.ndarray:
         m = self.match

@@ -15,7 +15,6 @@ from envs.rules.scorecard import (
     ScorecardGame,
     make_rules,
 )
-from envs.spaces import LegalDiscrete
 from envs.table import TextRenderEnv
 
 
@@ -117,7 +116,8 @@ class YahtzeeEnv(TextRenderEnv):
     - russian: ``scratch`` ("only_if_nothing" | "any").
     - classic: ``yahtzee_bonus`` (True), ``joker`` ("forced" | "free" | "none").
     - ``reward_scale`` (1.0): rewards are points times this.
-    - ``render_mode``: ``"ansi"`` returns the dice and the card as text, ``"human"`` prints it.
+    - ``render_mode``: ``"ansi"`` returns the dice and the card as text, ``"human"`` prints it,
+      ``"rgb_array"`` returns them as a picture (H×W×3 uint8, one size per rule set).
 
     ## Version History
 
@@ -140,7 +140,7 @@ class YahtzeeEnv(TextRenderEnv):
         self._check_render_mode(render_mode)
         self.reward_scale = games.check_positive("reward_scale", reward_scale)
         self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
-        self.action_space = LegalDiscrete(self.n_actions, self.action_masks)
+        self.action_space = self._legal_space(self.n_actions)
         self.observation_space = obs_space(self.rules)
         self.game: ScorecardGame | None = None
 
@@ -150,6 +150,7 @@ class YahtzeeEnv(TextRenderEnv):
         if options:
             raise ValueError(f"YahtzeeEnv.reset takes no options, got {options!r}")
         self.game = ScorecardGame(self.np_random, self.rules)
+        self._last: tuple[int, int] | None = None  # (seat, action) for the picture
         if self.render_mode == "human":
             print(self.render_text())
         return observe(self.game), self._info()
@@ -159,7 +160,9 @@ class YahtzeeEnv(TextRenderEnv):
             raise RuntimeError("call reset() before step()")
         if self.game.done:
             raise RuntimeError("the episode is over; call reset()")
-        points = self.game.step(action)  # raises on an illegal action, changing nothing
+        # raises on an illegal action, changing nothing
+        points = self.game.step(self._action(action))
+        self._last = (0, int(action))
         if self.render_mode == "human":
             print(self.render_text())
         reward = points * self.reward_scale
@@ -171,11 +174,24 @@ class YahtzeeEnv(TextRenderEnv):
             return np.zeros(self.n_actions, dtype=bool)
         return self.game.action_mask()
 
+    def _opening_mask(self) -> np.ndarray:
+        # a turn opens with roll 1 of 3: every re-roll is legal, the rows depend on the dice
+        mask = np.zeros(self.n_actions, dtype=bool)
+        mask[1:N_REROLL_ACTIONS] = True
+        return mask
+
     def render_text(self) -> str:
         if self.game is None:
             return "(not started: call reset())"
         name = "Покер на костях" if self.rules.rules == "russian" else "Classic Yahtzee"
         return render_card(self.game, f"{name} ({self.rules.rules}), turn {self._turn()}")
+
+    def render_rgb(self) -> np.ndarray:
+        from envs.render import draw_scorecard  # Pillow is loaded only when a frame is asked for
+
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        return draw_scorecard([self.game], 0, {0: "you"}, self._last)
 
     # -- internals -------------------------------------------------------------
     def _turn(self) -> int:

@@ -59,7 +59,7 @@ class raw_env(MatchAEC, EzPickle):
     ## Arguments
 
     ``n_players`` (3, 2-6), ``episode`` ("deal" | "session"), ``max_deals``
-    (100), ``render_mode`` ("ansi" | "human") and every rule option of
+    (100), ``render_mode`` ("ansi" | "human" | "rgb_array") and every rule option of
     ``CardPokerEnv``.
 
     ## Version History
@@ -68,7 +68,7 @@ class raw_env(MatchAEC, EzPickle):
     """
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "card_poker_v0",
         "is_parallelizable": False,
         "render_fps": 4,
@@ -112,6 +112,14 @@ class raw_env(MatchAEC, EzPickle):
 
     def _final_info(self) -> dict:
         return {"winners": [self._agent_of(s) for s in self.match.game.showdown.winners]}
+
+    def render_rgb(self, labels: dict[int, str] | None = None) -> np.ndarray:
+        from envs.render import draw_card_poker  # Pillow is loaded only when a frame is asked for
+
+        m = self.match
+        labels = labels or dict(enumerate(self.possible_agents))
+        # as the text: seen by the player to act; after the deal only shown hands
+        return draw_card_poker(m, labels, -1 if m.done else m.current_player)
 
     def render_text(self) -> str:
         m = self.match

@@ -60,7 +60,7 @@ class raw_env(MatchAEC, EzPickle):
 
     ``n_dice`` (5 or 6), ``n_players`` (3, 2-6), ``episode`` ("game" |
     "circle"), ``first_player`` ("roll" | a seat), ``render_mode`` ("ansi" |
-    "human") and every rule option of ``DicePokerEnv``.
+    "human" | "rgb_array") and every rule option of ``DicePokerEnv``.
 
     ## Version History
 
@@ -68,7 +68,7 @@ class raw_env(MatchAEC, EzPickle):
     """
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "dice_poker_v0",
         "is_parallelizable": False,
         "render_fps": 4,
@@ -115,6 +115,11 @@ class raw_env(MatchAEC, EzPickle):
 
     def _final_info(self) -> dict:
         return {"winner": self._agent_of(self.match.game.winner)}
+
+    def render_rgb(self, labels: dict[int, str] | None = None) -> np.ndarray:
+        from envs.render import draw_dice_poker  # Pillow is loaded only when a frame is asked for
+
+        return draw_dice_poker(self.match, labels or dict(enumerate(self.possible_agents)))
 
     def render_text(self) -> str:
         labels = dict(enumerate(self.possible_agents))

@@ -391,8 +391,9 @@ def score_tables(rules: ScorecardRules) -> ScoreTables:
     classic = rules.rules == "classic"
     yahtzee = np.array([d[0] == d[4] for d in DICE])
 
-    def table(**kw) -> np.ndarray:
-        return np.array([[score_row(r, d, rules, **kw) for r in rules.rows] for d in DICE])
+    def table(**kw) -> np.ndarray:  # int16: the batched engine streams these per game
+        rows = [[score_row(r, d, rules, **kw) for r in rules.rows] for d in DICE]
+        return np.array(rows, dtype=np.int16)
 
     later = table()
     joker = later.copy()
