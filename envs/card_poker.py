@@ -17,6 +17,7 @@ from envs.obs.card_poker import (
     obs_space,
     observe,
 )
+from envs.obs.card_poker import layout as obs_layout
 from envs.rules.card_poker import (
     HAND_SIZE,
     N_DISCARDS,
@@ -66,7 +67,7 @@ class CardPokerEnv(TableEnv):
     """
     ## Description
 
-    Card poker from the Russian "commercial games" (RULES.md section 3), one
+    Card poker from the Russian "commercial games" (docs/rules.md section 3), one
     learning player against opponents that are Agents. A 36-card deck (6 to
     A; the six of spades plays the joker) or 54 cards (2 to A and two
     jokers); a joker takes whatever value makes the best hand. Each deal:
@@ -98,27 +99,10 @@ class CardPokerEnv(TableEnv):
 
     A flat ``Box(float32)`` of ``D + 13 + 5n`` values for a ``D``-card deck
     and ``n`` players (64 for 36 cards and 3 players). Per-player fields list
-    you first, then the seats to your left in order.
+    you first, then the seats to your left in order. The fields of
+    :func:`envs.obs.card_poker.layout` define it (36 cards, 3 players):
 
-    | index (36 cards) | field | meaning |
-    |---|---|---|
-    | 0-35 | cards | own hand, one-hot over the deck (see below) |
-    | 36-38 | phase | one-hot: draw, bet, over |
-    | 39 | hand_rank | own hand's category, its place in the variant's order (0 = high card) |
-    | 40 | hand_strength | share of all 5-card hands of the deck it beats (ties count half) |
-    | 41 | pot | chips in the pot |
-    | 42 | bid | the previous bid, 0 while nobody has bid |
-    | 43 | reveal_cost | what revealing costs now |
-    | 44 | bids | bids made this deal, all players |
-    | 45 | bids_left | bids still allowed (``max_bids`` - bids) |
-    | 46 | position | your place in this deal's order (0 = first to draw and bid) |
-    | 47 | deals_left | deals still possible after this one (session) |
-    | 48 | net | your net chips from finished deals of this episode |
-    | 49 + | stacks (n) | chips in hand of each player |
-    | … | drawn (n) | cards each player exchanged, -1 before their draw |
-    | … | in (n) | 1 while the player has not passed |
-    | … | bids_by (n) | bids each player made this deal |
-    | … | bid_chips (n) | chips each player bid this deal |
+    {index_table}
 
     Deck index = (rank - 6) * 4 + suit for 36 cards, (rank - 2) * 4 + suit
     for 54 with the jokers at 52 and 53; suits S H D C = 0 1 2 3, ranks
@@ -242,6 +226,8 @@ class CardPokerEnv(TableEnv):
             info["winners"] = list(m.game.showdown.winners)
         return info
 
+
+CardPokerEnv.__doc__ = obs_layout(36, 3).document(CardPokerEnv.__doc__)
 
 __all__ = [
     "CardPokerEnv",

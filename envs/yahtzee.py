@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs import games
 from envs.obs.yahtzee import decode_observation, obs_fields, obs_size, obs_space, observe
+from envs.obs.yahtzee import layout as obs_layout
 from envs.rules.scorecard import (
     MAX_ROLLS,
     N_REROLL_ACTIONS,
@@ -54,11 +56,11 @@ class YahtzeeEnv(TextRenderEnv):
     ## Description
 
     One player's whole game of a scorecard dice game. ``Yahtzee-v0`` is the
-    Russian "Покер на костях" (RULES.md section 4): 17 turns, six stage-1
+    Russian "Покер на костях" (docs/rules.md section 4): 17 turns, six stage-1
     rows (count of the face minus three, times the face; +50 at a stage-1
     sum >= 0) before eleven stage-2 rows that are doubled when filled right
-    after the first roll. ``YahtzeeClassic-v0`` is classic Yahtzee (RULES.md
-    section 5): 13 turns, upper bonus, Yahtzee bonus and the joker rule.
+    after the first roll. ``YahtzeeClassic-v0`` is classic Yahtzee
+    (docs/rules.md section 5): 13 turns, upper bonus, Yahtzee bonus and the joker rule.
     Each turn starts with a roll of all five dice; up to two re-rolls of any
     dice follow; the turn ends when a row is filled.
 
@@ -81,21 +83,13 @@ class YahtzeeEnv(TextRenderEnv):
     ## Observation Space
 
     A flat ``Box(float32)`` of ``2*n_rows + 18`` values (52 russian, 44
-    classic), ``n`` = number of rows:
+    classic), defined by the fields of :func:`envs.obs.yahtzee.layout`; for the
+    russian card (17 rows):
 
-    | index | field | meaning |
-    |---|---|---|
-    | 0-5 | face_counts | how many ones .. sixes |
-    | 6-10 | dice | the dice, sorted ascending (faces 1-6) |
-    | 11 | rolls_used | 1, 2 or 3 rolls of this turn so far |
-    | 12 .. 11+n | open_rows | 1 where row k is still open |
-    | 12+n | stage | russian: 1 while a stage-1 row is open, then 2; classic: 0 |
-    | 13+n | upper_sum | sum of the filled stage-1 (russian) / upper (classic) rows |
-    | 14+n | bonus | the card bonus earned so far: russian 0/50, classic 0/35 |
-    | 15+n | yahtzee_scored | classic: the Yahtzee row holds 50 (extra Yahtzees earn 100) |
-    | 16+n | joker | classic: the dice are a Yahtzee and the Yahtzee row is filled |
-    | 17+n | total | the card's total so far, bonuses included |
-    | 18+n .. 17+2n | fill_points | what filling row k now would gain (0 where illegal) |
+    {index_table}
+
+    Classic (13 rows) has 13 values of ``open_rows`` and of ``fill_points``, so
+    every index after ``open_rows`` is 4 lower.
 
     Everything an exact player needs is here (the open rows, the upper sum,
     the Yahtzee-row state, the dice and rolls used); ``fill_points`` and
@@ -143,15 +137,8 @@ class YahtzeeEnv(TextRenderEnv):
                 f"unknown argument(s) {unknown} for YahtzeeEnv; rule options are {OPTION_NAMES}"
             )
         self.rules = make_rules(rules, **options)
-        if (
-            isinstance(reward_scale, bool)
-            or not isinstance(reward_scale, int | float)
-            or not np.isfinite(reward_scale)
-            or reward_scale <= 0
-        ):
-            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
         self._check_render_mode(render_mode)
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = games.check_positive("reward_scale", reward_scale)
         self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
         self.action_space = self._legal_space(self.n_actions)
         self.observation_space = obs_space(self.rules)
@@ -222,6 +209,8 @@ class YahtzeeEnv(TextRenderEnv):
             "rolls_used": self.game.rolls_used,
         }
 
+
+YahtzeeEnv.__doc__ = obs_layout("russian").document(YahtzeeEnv.__doc__)
 
 __all__ = [
     "YahtzeeEnv",

@@ -37,6 +37,7 @@ from pathlib import Path
 from agents import AGENTS, GAMES
 from agents.arena import ArenaResult, build_agents, default_workers, make_setup, run_arena
 from agents.atomic import atomic_write, write_text
+from envs import games
 from envs.cli import add_rule_argument, rule_options
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -164,7 +165,7 @@ def main(argv: list[str] | None = None) -> ArenaResult:
     if args.seed < 0:
         parser.error(f"--seed must be a whole number >= 0, got {args.seed}")
     out = args.out or ROOT / "benchmarks" / "results" / f"{args.game}__{args.seed}"
-    rules = rule_options(parser, args)
+    rules = rule_options(parser, args, games.get(args.game).rule_options)
     try:
         for spec in args.agents:
             check_spec(spec, args.game)

@@ -548,6 +548,16 @@ class SnapshotPool(Agent):
         return self.current.act(observation, action_mask)
 
 
+def rule_keys(name: str) -> tuple[str, ...] | None:
+    """The keys ``--rule`` may set in env.kwargs: the rule and table options the registry
+    gives the config's game; None where the config cannot say (load_config names why)."""
+    try:
+        record = games.by_gym_id(yaml.safe_load(find_config(name).read_text())["env"]["id"])
+    except (OSError, yaml.YAMLError, LookupError, TypeError, ValueError):
+        return None
+    return (*record.rule_options, *record.table_options)
+
+
 def check_run_folder(run_dir: Path, resume: bool) -> list[Path]:
     """The run folder's state against ``--resume``; returns its checkpoints, oldest first.
 
@@ -603,7 +613,7 @@ def main(argv: list[str] | None = None) -> Path:
     args = parser.parse_args(argv)
 
     overrides = {k: getattr(args, k) for k in ("total_timesteps", "seed", "out_dir", "n_envs")}
-    cfg = load_config(args.config, overrides, rule_options(parser, args))
+    cfg = load_config(args.config, overrides, rule_options(parser, args, rule_keys(args.config)))
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback

@@ -1,4 +1,4 @@
-"""Exact optimal play of prison dice poker, five or six dice (RULES.md sections 1 and 2).
+"""Exact optimal play of prison dice poker, five or six dice (docs/rules.md sections 1 and 2).
 
 Two layers, both exact up to floating point:
 

@@ -405,7 +405,7 @@ _MEMORY: dict[ScorecardRules, Solution] = {}
 
 
 def solve(rules: str | ScorecardRules = "russian", cache: bool = True, **options) -> Solution:
-    """The optimal solution of a scorecard game (RULES.md sections 4 and 5).
+    """The optimal solution of a scorecard game (docs/rules.md sections 4 and 5).
 
     ``rules``: ``"russian"`` (option ``scratch``) or ``"classic"`` (options
     ``joker``, ``yahtzee_bonus``), validated by the rules module. With

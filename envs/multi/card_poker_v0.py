@@ -27,7 +27,7 @@ class raw_env(MatchAEC, EzPickle):
     """
     ## Description
 
-    Card poker on 36 or 54 cards with jokers (RULES.md section 3) with every
+    Card poker on 36 or 54 cards with jokers (docs/rules.md section 3) with every
     seat an agent ``player_0`` .. ``player_{n-1}`` (``player_i`` sits in seat
     ``i``; seat 0 draws and bids first in the first deal). Players who have
     passed wait for the deal to end.
@@ -106,14 +106,9 @@ class raw_env(MatchAEC, EzPickle):
         )
         self.agent_selection = self._agent_of(self.match.current_player)
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.possible_agents.index(agent)
+    def _observation(self, seat: int) -> np.ndarray:
         m = self.match
-        mask = np.zeros(self.rules.n_actions, dtype=np.int8)
-        if not m.done and m.current_player == seat:
-            mask[m.game.legal_actions()] = 1
-        obs = observe(m.game, seat, m.deals_left, m.net[seat])
-        return {"observation": obs, "action_mask": mask}
+        return observe(m.game, seat, m.deals_left, m.net[seat])
 
     def _final_info(self) -> dict:
         return {"winners": [self._agent_of(s) for s in self.match.game.showdown.winners]}

@@ -29,7 +29,7 @@ class raw_env(MatchAEC, EzPickle):
     """
     ## Description
 
-    Prison dice poker (RULES.md sections 1 and 2) with every seat an agent
+    Prison dice poker (docs/rules.md sections 1 and 2) with every seat an agent
     ``player_0`` .. ``player_{n-1}`` (``player_i`` sits in seat ``i``). The
     agent to act is the one rolling; players not in a play-off just wait.
 
@@ -109,14 +109,9 @@ class raw_env(MatchAEC, EzPickle):
         )
         self.agent_selection = self._agent_of(self.match.current_player)
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.possible_agents.index(agent)
+    def _observation(self, seat: int) -> np.ndarray:
         m = self.match
-        mask = np.zeros(self.rules.n_actions, dtype=np.int8)
-        if not m.done and m.current_player == seat:
-            mask[m.game.legal_actions()] = 1
-        obs = observe(m.game, seat, m.games_left, m.chips[seat])
-        return {"observation": obs, "action_mask": mask}
+        return observe(m.game, seat, m.games_left, m.chips[seat])
 
     def _final_info(self) -> dict:
         return {"winner": self._agent_of(self.match.game.winner)}

@@ -127,6 +127,18 @@ class MatchAEC(TableAEC):
     def _final_info(self) -> dict:
         """What every agent's info holds once the match is over."""
 
+    @abstractmethod
+    def _observation(self, seat: int) -> np.ndarray:
+        """What ``seat`` sees now (the game's observation layout)."""
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.possible_agents.index(agent)
+        m = self.match
+        mask = np.zeros(self.rules.n_actions, dtype=np.int8)
+        if not m.done and m.current_player == seat:
+            mask[m.game.legal_actions()] = 1
+        return {"observation": self._observation(seat), "action_mask": mask}
+
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:

@@ -28,7 +28,7 @@ class raw_env(TableAEC, EzPickle):
 
     The scorecard dice game for 2 or more players ``player_0`` ..
     ``player_{n-1}``, each with their own card: "Покер на костях"
-    (``rules="russian"``, RULES.md section 4) or classic Yahtzee
+    (``rules="russian"``, docs/rules.md section 4) or classic Yahtzee
     (``rules="classic"``, section 5). Players take whole turns in seat order,
     ``player_0`` first; a turn is up to three rolls and ends when the player
     fills a row. After ``n_rows`` rounds (17 russian, 13 classic) every card
@@ -98,15 +98,8 @@ class raw_env(TableAEC, EzPickle):
         n_players = games.check_whole("n_players", n_players, 2)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if (
-            isinstance(reward_scale, bool)
-            or not isinstance(reward_scale, int | float)
-            or not np.isfinite(reward_scale)
-            or reward_scale <= 0
-        ):
-            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
         self.reward = reward
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = games.check_positive("reward_scale", reward_scale)
         self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
         self._setup_table(
             n_players, obs_space(self.rules, n_players=n_players), self.n_actions, render_mode

@@ -1,4 +1,4 @@
-"""One deal of card poker as a state machine, and sessions of deals (RULES.md section 3).
+"""One deal of card poker as a state machine, and sessions of deals (docs/rules.md section 3).
 
 A deal: every player antes, gets five cards, then in turn order draws once
 (an action is the bit set of cards to exchange, bit i = the i-th card of the
@@ -38,7 +38,7 @@ from envs.rules.card_hands import (
     get_evaluator,
 )
 from envs.rules.cards import Deck
-from envs.rules.seats import split_pot, turn_order
+from envs.rules.seats import GameSeries, action_mask, split_pot, turn_order
 
 HAND_SIZE = 5
 N_DISCARDS = 2**HAND_SIZE
@@ -60,7 +60,7 @@ class Phase(IntEnum):
 
 @dataclass(frozen=True)
 class CardPokerRules:
-    """Every option of card poker; the defaults are RULES.md's."""
+    """Every option of card poker; the defaults are those of docs/rules.md."""
 
     deck: int = 36
     joker_card: str | None = "6S"
@@ -257,9 +257,7 @@ class CardPokerGame:
         return legal
 
     def action_mask(self) -> np.ndarray:
-        mask = np.zeros(self.rules.n_actions, dtype=bool)
-        mask[self.legal_actions()] = True
-        return mask
+        return action_mask(self.legal_actions(), self.rules.n_actions)
 
     def payoffs(self) -> dict[int, int]:
         """Net chips of this deal per seat (zero-sum); only once the deal is over."""
@@ -374,7 +372,7 @@ class CardPokerGame:
         self._award(won)
 
 
-class CardPokerMatch:
+class CardPokerMatch(GameSeries):
     """Deals at one table: one deal (``episode="deal"``) or a session.
 
     A session plays deals until a player cannot pay the next ante (or has no
@@ -411,8 +409,8 @@ class CardPokerMatch:
         return self.game.done and not self._continues()
 
     @property
-    def current_player(self) -> int | None:
-        return self.game.current_player
+    def _what(self) -> str:
+        return self.episode
 
     @property
     def deals_left(self) -> int:
@@ -428,19 +426,12 @@ class CardPokerMatch:
     def _continues(self) -> bool:
         return self.deals_played < self.max_deals and not self._broke(self.game.stacks)
 
-    def step(self, action: int) -> dict[int, int]:
-        """Play an action; returns the deal's payoffs when it ended a deal, else ``{}``."""
-        if self.done:
-            raise ValueError(f"illegal action {action!r}: the {self.episode} is over")
-        self.game.step(action)
-        if not self.game.done:
-            return {}
-        payoffs = self.game.payoffs()
-        for seat, chips in payoffs.items():
-            self.net[seat] += chips
+    def _ledger(self) -> list[int]:
+        return self.net
+
+    def _game_over(self) -> None:
         self.deals_played += 1
         if self._continues():
             self.previous = self.game
             first = (self.first + self.deals_played) % self.n_players
             self.game = CardPokerGame(self.n_players, self.rng, self.rules, self.game.stacks, first)
-        return payoffs

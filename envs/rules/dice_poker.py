@@ -1,4 +1,4 @@
-"""One game of prison dice poker as a state machine (RULES.md sections 1 and 2).
+"""One game of prison dice poker as a state machine (docs/rules.md sections 1 and 2).
 
 A game: every player antes into the pot, then players roll in turn order.
 A turn is up to three rolls; an action is the bit set of dice to re-roll
@@ -20,14 +20,14 @@ import numpy as np
 
 from envs.rules.dice import roll
 from envs.rules.dice_hands import HAND_OPTIONS, DiceHand, check_variant, rank_dice
-from envs.rules.seats import turn_order, winner_takes_pot
+from envs.rules.seats import GameSeries, action_mask, turn_order, winner_takes_pot
 
 MAX_ROLLS = 3
 
 
 @dataclass(frozen=True)
 class DicePokerRules:
-    """Every option of prison dice poker; the defaults are RULES.md's."""
+    """Every option of prison dice poker; the defaults are those of docs/rules.md."""
 
     n_dice: int = 5
     ante: int = 1
@@ -155,9 +155,7 @@ class DicePokerGame:
         return [a for a in range(self.rules.n_actions) if a & frozen == 0]
 
     def action_mask(self) -> np.ndarray:
-        mask = np.zeros(self.rules.n_actions, dtype=bool)
-        mask[self.legal_actions()] = True
-        return mask
+        return action_mask(self.legal_actions(), self.rules.n_actions)
 
     def payoffs(self) -> dict[int, int]:
         """Net chips of this game per seat (zero-sum); only once the game is done."""
@@ -239,7 +237,7 @@ class DicePokerGame:
             self._start_round(tied)
 
 
-class DicePokerMatch:
+class DicePokerMatch(GameSeries):
     """Games at one table: one game, or a circle of ``n_games`` games.
 
     The first game is started by ``first`` (default: decided by each player
@@ -278,10 +276,6 @@ class DicePokerMatch:
         return self.games_played == self.n_games
 
     @property
-    def current_player(self) -> int | None:
-        return self.game.current_player
-
-    @property
     def games_left(self) -> int:
         """Games still to come after the current one."""
         return max(self.n_games - self.games_played - 1, 0)
@@ -290,17 +284,10 @@ class DicePokerMatch:
         first = (self.first + self.games_played) % self.n_players
         return DicePokerGame(turn_order(first, self.n_players), self.rng, self.rules)
 
-    def step(self, action: int) -> dict[int, int]:
-        """Play ``action`` for the current player; the payoffs of a game it ended, else {}."""
-        if self.done:
-            raise ValueError(f"illegal action {action!r}: the match is over")
-        self.game.step(action)
-        if not self.game.done:
-            return {}
-        payoffs = self.game.payoffs()
-        for seat, gain in payoffs.items():
-            self.chips[seat] += gain
+    def _ledger(self) -> list[int]:
+        return self.chips
+
+    def _game_over(self) -> None:
         self.games_played += 1
         if not self.done:
             self.game = self._new_game()
-        return payoffs

@@ -1,4 +1,4 @@
-"""One deal of card poker and sessions (RULES.md section 3)."""
+"""One deal of card poker and sessions (docs/rules.md section 3)."""
 
 import time
 

@@ -614,3 +614,45 @@ def test_unicode_digits_are_answered_not_crashed():
         ["--game", "card_poker", "--seed", "0"], ["discard ①", "bid ²"] + script_for("card_poker")
     )
     assert code == 0 and "Traceback" not in text and text.count("\n! ") >= 2
+
+
+# -- the registry is play's one source of game facts (issue 10) ----------------------------------
+
+
+def test_parse_rules_allows_the_registry_options_of_the_game():
+    from envs import games
+
+    assert parse_rules(["joker=free"], "yahtzee_classic") == {"joker": "free"}
+    with pytest.raises(SetupError) as bad:
+        parse_rules(["antee=2"], "dice_poker")
+    assert "'antee'" in str(bad.value)
+    assert ", ".join(sorted(games.get("dice_poker").rule_options)) in str(bad.value)
+    with pytest.raises(SetupError, match="rules comes with --game"):
+        parse_rules(["rules=classic"], "yahtzee")
+
+
+@pytest.mark.parametrize(
+    "game", ["dice_poker", "dice_poker6", "yahtzee", "yahtzee_classic", "card_poker"]
+)
+def test_tables_play_the_registry_rules(game):
+    from envs import games
+
+    t = build_table(game, "random", 2, 0, seed=0)
+    assert t.rules == games.get(game).make_rules()
+    assert games.get(game).title in "\n".join(t.intro())
+
+
+def test_scorecard_result_is_the_match_settlement():
+    """Three players: the result line is ScorecardMatch.settlements() of the finished match."""
+    t = build_table("yahtzee", "random,random", None, 0, seed=3)
+    me = make_agent("random", "yahtzee")
+    lines = []
+    while not t.done:
+        s = t.current_seat
+        agent = me if s == t.human else t.agents[s]
+        match = t.match
+        lines += t.step(int(agent.act(t.observation(s), t.mask())))
+    settled = match.settlements()
+    assert sum(settled) == 0.0 and match.totals() == t.results[-1]
+    result = next(line for line in lines if line.startswith("Result"))
+    assert result.endswith(", ".join(f"{t.labels[s]} {v:+.1f}" for s, v in enumerate(settled)))
