@@ -373,7 +373,8 @@ def load_config(
         raise ConfigError(f"{path.name}: a config is a mapping with env:, ppo:, run:; got {data!r}")
     unknown = sorted(set(data) - {"env", "ppo", "run"}, key=str)
     if unknown:
-        raise ConfigError(f"unknown section(s) {unknown} in {path}; allowed: env, ppo, run")
+        hint = " (a value: section: train with train/afterstate.py)" if "value" in unknown else ""
+        raise ConfigError(f"unknown section(s) {unknown} in {path}; allowed: env, ppo, run{hint}")
     if data.get("env") is None:
         raise ConfigError(f"{path.name}: env: is missing; it needs id: (a Gymnasium id)")
     env = _build(EnvConfig, data["env"], f"{path.name}: env")

@@ -569,7 +569,7 @@ def test_play_uses_only_public_solver_names():
     "argv, message",
     [
         (["--game", "dice_poker", "--seed", "-1"], "--seed must be a whole number >= 0, got -1"),
-        (["--game", "card_poker", "--rule", "stack=0"], "cannot pay the ante of 1"),
+        (["--game", "card_poker", "--rule", "stack=0"], "stack must be at least the ante"),
         (["--game", "dice_poker", "--opponents", "ppo:no/such/model.zip"], "no model file at"),
         (
             ["--game", "dice_poker", "--opponents", "ppo:runs/card_poker__card_poker__0/model.zip"],

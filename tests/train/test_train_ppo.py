@@ -152,13 +152,20 @@ def test_broken_model_files(tmp_path, content, error, message):
 
 
 def test_every_committed_config_loads():
+    """Every config loads in the script it is written for (a value: section: the afterstate
+    learner, train/afterstate.py; else train/ppo.py)."""
+    from train import afterstate
     from train.ppo import CONFIG_DIR
 
     names = sorted(p.name for p in CONFIG_DIR.glob("*.yaml"))
-    assert "quickstart.yaml" in names
+    assert "quickstart.yaml" in names and "yahtzee_quickstart.yaml" in names
     for name in names:
-        cfg = load_config(name)
-        assert cfg.run.total_timesteps > 0
+        if "value" in yaml.safe_load((CONFIG_DIR / name).read_text()):
+            assert afterstate.load_config(name).run.total_games > 0
+            with pytest.raises(ValueError, match="train/afterstate.py"):
+                load_config(name)
+        else:
+            assert load_config(name).run.total_timesteps > 0
 
 
 def test_self_play_pool_feeds_snapshots_back_as_opponents(tmp_path):
