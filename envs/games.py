@@ -249,6 +249,7 @@ def _dice_game(name: str, n_dice: int, gym_id: str) -> Game:
         aec_kwargs={"n_dice": n_dice},
         agents=_DICE_AGENTS,
         check_options=_five_dice_only if n_dice == 5 else None,
+        batched_engine="envs.batched.dice_poker:BatchedDicePokerSingle",
     )
 
 

@@ -69,8 +69,9 @@ class RunConfig:
     seed: int = 0
     n_envs: int = 4  # parallel envs feeding PPO
     vec_env: str = "dummy"  # "dummy" (one process) or "subproc" (one process per env)
-    # "batched": one numpy engine steps all n_envs games (envs.vector; the scorecard ids);
-    # "scalar": one Gymnasium env per game under vec_env; "auto": batched where it exists
+    # "batched": one numpy engine steps all n_envs games (envs.vector; every id with an engine);
+    # "scalar": one Gymnasium env per game under vec_env; "auto": batched where it exists,
+    # except with self-play
     engine: str = "auto"
     torch_threads: int = 1  # small MLPs on 2 cores: more threads only add contention
     normalize_obs: bool = False  # scale observations by running mean/std (VecNormalize)
@@ -429,10 +430,13 @@ def evaluate(
     kwargs.pop("reward_scale", None)  # report scores in points
     if batched(cfg):  # every episode at once on the batched engine
         totals = play_games(agent.act_batch, cfg.env.id, n_episodes, seed, **kwargs)
-        return {
+        out = {
             "mean": float(totals.mean()),
             "ci95": float(1.96 * totals.std(ddof=1) / np.sqrt(len(totals))),
         }
+        if _chips(cfg):
+            out["win_rate"] = float((totals > 0).mean())
+        return out
     env = gym.make(cfg.env.id, **kwargs)
     totals = []
     agent.seed(seed)
@@ -471,8 +475,11 @@ def baselines(cfg: Config) -> list[str]:
 
 
 def batched(cfg: Config) -> bool:
-    """Whether the run steps a batched engine (``run.engine``)."""
-    return cfg.run.engine == "batched" or (cfg.run.engine == "auto" and cfg.env.id in BATCHED_IDS)
+    """Whether the run steps a batched engine (``run.engine``; "auto" keeps the scalar envs
+    for self-play, whose snapshot pool picks a new opponent every episode)."""
+    return cfg.run.engine == "batched" or (
+        cfg.run.engine == "auto" and cfg.env.id in BATCHED_IDS and not cfg.run.self_play.enabled
+    )
 
 
 def make_vec_env(cfg: Config, n_envs: int, seed: int):

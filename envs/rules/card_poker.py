@@ -429,7 +429,7 @@ class CardPokerMatch(GameSeries):
     def _ledger(self) -> list[int]:
         return self.net
 
-    def _game_over(self) -> None:
+    def _game_over(self, chance=None) -> None:
         self.deals_played += 1
         if self._continues():
             self.previous = self.game

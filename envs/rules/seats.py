@@ -60,23 +60,26 @@ class GameSeries:
     def _ledger(self) -> list[int]:
         raise NotImplementedError
 
-    def _game_over(self) -> None:
-        """Count the finished game and start the next one when the series goes on."""
+    def _game_over(self, chance=None) -> None:
+        """Count the finished game and start the next one when the series goes on
+        (``chance``: the step's chance, whose part for a next game the subclass reads)."""
         raise NotImplementedError
 
-    def step(self, action: int) -> dict[int, int]:
+    def step(self, action: int, chance=None) -> dict[int, int]:
         """Play ``action`` for the current player; the payoffs of a game it ended, else {}.
 
-        An action after the end raises ``ValueError``, changing nothing.
+        ``chance``: the step's outcomes instead of the generator (see the game's ``step``;
+        the subclass says which part starts a next game). An action after the end raises
+        ``ValueError``, changing nothing.
         """
         if self.done:
             raise ValueError(f"illegal action {action!r}: the {self._what} is over")
-        self.game.step(action)
+        self.game.step(action, chance)  # checks the action and the chance before moving
         if not self.game.done:
             return {}
         payoffs = self.game.payoffs()
         ledger = self._ledger()
         for seat, chips in payoffs.items():
             ledger[seat] += chips
-        self._game_over()
+        self._game_over(chance)
         return payoffs

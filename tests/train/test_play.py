@@ -441,13 +441,13 @@ def test_subprocess_with_stdin_script():
 # -- the coach -------------------------------------------------------------------------------
 
 
-def test_dice_poker_coach_matches_a_brute_force_count(scripted):
+def test_dice_poker_coach_matches_a_brute_force_count(faces):
     """Last to roll, second roll: every move's win chance by enumerating the re-rolls."""
     rules = DicePokerRules()
     # seat 0 stands on three 3s (9); seat 1 rolls 3 3 4 5 6, re-rolls 4 5 6 -> 1 2 3
-    g = DicePokerGame([0, 1], scripted([3, 3, 3, 1, 2, 3, 3, 4, 5, 6, 1, 2, 3]), rules)
-    g.step(0)
-    g.step(0b11100)
+    g = DicePokerGame([0, 1], np.random.default_rng(0), rules, chance=[3, 3, 3, 1, 2])
+    g.step(0, faces(5, next_roll=[3, 3, 4, 5, 6]))
+    g.step(0b11100, faces(5, {2: 1, 3: 2, 4: 3}))
     assert g.dice == (1, 2, 3, 3, 3) and g.frozen == (False, False, False, True, True)
     values = dice_poker_action_values(observe(g, 1), rules)
     best = rules.rank((3, 3, 3, 1, 2))
@@ -467,14 +467,14 @@ def test_dice_poker_coach_matches_a_brute_force_count(scripted):
     "n_dice, n_players, variant",
     [(5, 3, {}), (6, 2, {}), (5, 2, {"lock_kept_dice": False, "full_house_tiebreak": "triple"})],
 )
-def test_dice_poker_coach_best_is_the_optimal_player(scripted, n_dice, n_players, variant):
+def test_dice_poker_coach_best_is_the_optimal_player(n_dice, n_players, variant):
     """Over every first roll, the best move's chance averages to the solved seat value, and
     the optimal agent's move is a best one."""
     rules = DicePokerRules(n_dice=n_dice, **variant)
     agent = DicePokerOptimal("dice_poker" if n_dice == 5 else "dice_poker6", **variant)
     expected = 0.0
     for dice in multisets(n_dice):
-        g = DicePokerGame(list(range(n_players)), scripted(list(dice)), rules)
+        g = DicePokerGame(list(range(n_players)), np.random.default_rng(0), rules, chance=dice)
         obs = observe(g, 0)
         values = dice_poker_action_values(obs, rules)
         top = max(values.values())

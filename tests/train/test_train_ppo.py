@@ -585,3 +585,24 @@ def test_self_play_evicts_snapshots_that_left_the_pool(tmp_path, a_model_zip):
             pool.seed(step * 100 + seed)
         newest = sorted(pool_dir.glob("*.zip"))[-2:]
         assert set(pool._loaded) <= set(newest) and len(pool._loaded) <= 2
+
+
+def test_dice_poker_config_trains_on_the_batched_engine(tmp_path):
+    """dice_poker.yaml (self-play pool included) with run.engine: batched, a tiny budget."""
+    from envs.vector import BatchedVecEnv
+    from train.ppo import make_vec_env
+
+    data = yaml.safe_load(find_config("dice_poker.yaml").read_text())
+    data["ppo"].update(n_steps=16, batch_size=128, n_epochs=1)
+    sp = {"enabled": True, "snapshot_every": 256, "pool_size": 2, "heuristic_share": 0.5}
+    run = {**TINY_RUN, "n_envs": 32, "engine": "batched", "self_play": sp}
+    data["run"] = {**run, "out_dir": str(tmp_path / "runs")}
+    path = tmp_path / "dice_batched.yaml"
+    path.write_text(yaml.safe_dump(data))
+    cfg = load_config(str(path))
+    assert isinstance(make_vec_env(cfg, 4, 0), BatchedVecEnv)
+    run_dir = main(["--config", str(path), "--no-progress"])
+    final = rows(run_dir / "metrics.csv")[-1]
+    assert int(float(final["timesteps"])) >= 512
+    assert 0.0 <= float(final["random_win_rate"]) <= 1.0
+    assert (run_dir / "model.zip").exists() and sorted((run_dir / "pool").glob("*.zip"))
