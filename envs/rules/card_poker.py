@@ -17,6 +17,13 @@ the cards discarded earlier in this draw are shuffled into a new stock (the
 drawing player's own discards are set aside first); with at most six players
 the 36-card deck never runs short this way.
 
+Chance is an input (as OpenSpiel's chance outcomes): a deal takes its shuffled
+deck as ``deck_order``, and a step that needs a shuffle takes it as ``chance``, a
+permutation of the deck's indices: a draw that runs the stock short appends the
+earlier discards in the order they appear in ``chance``; in a session, the step
+that ends a deal deals the next one from ``chance``. Without them the game draws
+from its seeded ``rng`` as before, so seeded games are unchanged.
+
 Action numbers are shared by every layer: ``0..31`` discard sets,
 :data:`PASS`, :data:`REVEAL`, then ``bid_action(b)`` for ``b`` in
 ``min_bid..max_bid``.
@@ -189,11 +196,7 @@ class CardPokerGame:
         if deck_order is None:
             self.stock = [int(c) for c in rng.permutation(self.deck.size)]
         else:
-            self.stock = [int(c) for c in deck_order]
-            if sorted(self.stock) != list(range(self.deck.size)):
-                raise ValueError(
-                    f"deck_order must be a permutation of the {self.deck.size} deck indices"
-                )
+            self.stock = check_deck_order(deck_order, self.deck.size, "deck_order")
         self.hands: list[tuple[int, ...]] = [()] * n_players
         for seat in self.order:
             self.hands[seat] = tuple(sorted(self.stock[:HAND_SIZE]))
@@ -268,11 +271,15 @@ class CardPokerGame:
         return {s: self.stacks[s] - self.start_stacks[s] for s in range(self.n_players)}
 
     # -- transitions ---------------------------------------------------------
-    def step(self, action: int) -> None:
+    def step(self, action: int, chance: Sequence[int] | None = None) -> None:
         """Play ``action`` for the current player.
 
+        ``chance`` (a permutation of the deck indices) orders the new stock if this
+        draw runs the stock short; without it the game shuffles with ``rng``.
         Raises ``ValueError`` naming the legal actions, leaving the deal unchanged.
         """
+        if chance is not None:
+            chance = check_deck_order(chance, self.deck.size, "chance")
         legal = self.legal_actions()
         if (
             isinstance(action, bool)
@@ -287,7 +294,7 @@ class CardPokerGame:
         action = int(action)
         seat = self.current_player
         if self.phase == Phase.DRAW:
-            self._draw(seat, action)
+            self._draw(seat, action, chance)
         elif action == PASS:
             self.in_play[seat] = False
             self._log(seat, action, 0)
@@ -321,13 +328,17 @@ class CardPokerGame:
             Event(seat, self.phase, action, paid, self.rules.describe_action(action))
         )
 
-    def _draw(self, seat: int, action: int) -> None:
+    def _draw(self, seat: int, action: int, chance: list[int] | None) -> None:
         hand = list(self.hands[seat])
         out = [c for i, c in enumerate(hand) if action >> i & 1]
         keep = [c for i, c in enumerate(hand) if not action >> i & 1]
         if len(self.stock) < len(out):
             # Earlier discards become the new stock; this player's are set aside.
-            self.stock += [int(c) for c in self.rng.permutation(self.discards)]
+            if chance is None:
+                self.stock += [int(c) for c in self.rng.permutation(self.discards)]
+            else:
+                pile = set(self.discards)
+                self.stock += [c for c in chance if c in pile]
             self.discards = []
         new = self.stock[: len(out)]
         del self.stock[: len(out)]
@@ -390,6 +401,7 @@ class CardPokerMatch:
         episode: str = "deal",
         max_deals: int = 100,
         first: int = 0,
+        deck_order: Sequence[int] | None = None,
     ) -> None:
         if episode not in ("deal", "session"):
             raise ValueError(f"episode must be 'deal' or 'session', got {episode!r}")
@@ -404,7 +416,7 @@ class CardPokerMatch:
         self.net = [0] * n_players  # chips won or lost in finished deals
         self.deals_played = 0
         self.previous: CardPokerGame | None = None
-        self.game = CardPokerGame(n_players, rng, self.rules, None, first)
+        self.game = CardPokerGame(n_players, rng, self.rules, None, first, deck_order)
 
     @property
     def done(self) -> bool:
@@ -428,11 +440,18 @@ class CardPokerMatch:
     def _continues(self) -> bool:
         return self.deals_played < self.max_deals and not self._broke(self.game.stacks)
 
-    def step(self, action: int) -> dict[int, int]:
-        """Play an action; returns the deal's payoffs when it ended a deal, else ``{}``."""
+    def step(self, action: int, chance: Sequence[int] | None = None) -> dict[int, int]:
+        """Play an action; returns the deal's payoffs when it ended a deal, else ``{}``.
+
+        ``chance`` (a permutation of the deck indices) is this step's shuffle: the new
+        stock's order in a draw that runs the stock short, or the next deal's deck when
+        this action ends a deal of a session that goes on. Without it ``rng`` shuffles.
+        """
         if self.done:
             raise ValueError(f"illegal action {action!r}: the {self.episode} is over")
-        self.game.step(action)
+        if chance is not None:
+            chance = check_deck_order(chance, self.game.deck.size, "chance")
+        self.game.step(action, chance)
         if not self.game.done:
             return {}
         payoffs = self.game.payoffs()
@@ -442,5 +461,16 @@ class CardPokerMatch:
         if self._continues():
             self.previous = self.game
             first = (self.first + self.deals_played) % self.n_players
-            self.game = CardPokerGame(self.n_players, self.rng, self.rules, self.game.stacks, first)
+            self.game = CardPokerGame(
+                self.n_players, self.rng, self.rules, self.game.stacks, first, chance
+            )
         return payoffs
+
+
+def check_deck_order(order: Sequence[int], size: int, name: str) -> list[int]:
+    """``order`` as a list of ints, or a ``ValueError`` unless it is a permutation of
+    ``range(size)``."""
+    cards = [int(c) for c in order]
+    if sorted(cards) != list(range(size)):
+        raise ValueError(f"{name} must be a permutation of the {size} deck indices 0..{size - 1}")
+    return cards
