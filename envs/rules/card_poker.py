@@ -53,10 +53,52 @@ PASS = N_DISCARDS
 REVEAL = N_DISCARDS + 1
 FIRST_BID = N_DISCARDS + 2
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
-# the exchanges of at most k cards, k = 0..5
+# the exchanges of at most k cards, k = 0..5 (bit i of a discard set = the i-th card)
 _DISCARDS_UP_TO = [
     tuple(a for a in range(N_DISCARDS) if a.bit_count() <= k) for k in range(HAND_SIZE + 1)
 ]
+# the same as rows of a mask over the discard actions: DISCARD_MASKS[k][a]
+DISCARD_MASKS = np.array(
+    [[a in allowed for a in range(N_DISCARDS)] for allowed in _DISCARDS_UP_TO], dtype=bool
+)
+
+
+# -- bookkeeping on numbers and numpy arrays alike (the batched engine calls these) ---------
+
+
+def max_exchange(stack, draw_fee: int):
+    """The most cards a player holding ``stack`` chips may exchange (the draw fee is paid
+    per card, no credit)."""
+    if not draw_fee:
+        return np.full_like(stack, HAND_SIZE) if isinstance(stack, np.ndarray) else HAND_SIZE
+    if isinstance(stack, np.ndarray):
+        return np.minimum(stack // draw_fee, HAND_SIZE)
+    return min(stack // draw_fee, HAND_SIZE)
+
+
+def reveal_cost(level, min_bid: int):
+    """What revealing costs: the previous bid, ``min_bid`` while nobody has bid."""
+    return (
+        np.where(level > 0, level, min_bid)
+        if isinstance(level, np.ndarray)
+        else (level if level else min_bid)
+    )
+
+
+def bid_bounds(level, stack, min_bid: int, max_bid: int):
+    """``(low, high)``: a bid is at least the previous one (and ``min_bid``), at most
+    ``max_bid`` and what the player holds; none is possible when ``low > high``."""
+    if isinstance(level, np.ndarray) or isinstance(stack, np.ndarray):
+        return np.maximum(level, min_bid), np.minimum(max_bid, stack)
+    return max(level, min_bid), min(max_bid, stack)
+
+
+def broke(stacks, ante: int):
+    """A session stops when a player cannot pay the next ante or holds no chips
+    (``stacks`` per seat on the last axis)."""
+    if isinstance(stacks, np.ndarray):
+        return ((stacks < ante) | (stacks == 0)).any(axis=-1)
+    return any(chips < ante or chips == 0 for chips in stacks)
 
 
 class Phase(IntEnum):
@@ -229,7 +271,7 @@ class CardPokerGame:
 
     @property
     def reveal_cost(self) -> int:
-        return self.level if self.level else self.rules.min_bid
+        return reveal_cost(self.level, self.rules.min_bid)
 
     @property
     def bids_left(self) -> int:
@@ -247,14 +289,12 @@ class CardPokerGame:
             return []
         stack = self.stacks[self.current_player]
         if self.phase == Phase.DRAW:
-            fee = self.rules.draw_fee
-            return list(_DISCARDS_UP_TO[min(stack // fee, HAND_SIZE) if fee else HAND_SIZE])
+            return list(_DISCARDS_UP_TO[max_exchange(stack, self.rules.draw_fee)])
         legal = [PASS]
         if self.reveal_cost <= stack:
             legal.append(REVEAL)
         if self.n_bids < self.rules.max_bids:
-            low = max(self.level, self.rules.min_bid)
-            high = min(self.rules.max_bid, stack)
+            low, high = bid_bounds(self.level, stack, self.rules.min_bid, self.rules.max_bid)
             base = FIRST_BID - self.rules.min_bid
             legal.extend(range(base + low, base + high + 1))
         return legal
@@ -434,11 +474,8 @@ class CardPokerMatch:
     def stacks(self) -> list[int]:
         return list(self.game.stacks)
 
-    def _broke(self, stacks: Sequence[int]) -> bool:
-        return any(chips < self.rules.ante or chips == 0 for chips in stacks)
-
     def _continues(self) -> bool:
-        return self.deals_played < self.max_deals and not self._broke(self.game.stacks)
+        return self.deals_played < self.max_deals and not broke(self.game.stacks, self.rules.ante)
 
     def step(self, action: int, chance: Sequence[int] | None = None) -> dict[int, int]:
         """Play an action; returns the deal's payoffs when it ended a deal, else ``{}``.
@@ -449,9 +486,7 @@ class CardPokerMatch:
         """
         if self.done:
             raise ValueError(f"illegal action {action!r}: the {self.episode} is over")
-        if chance is not None:
-            chance = check_deck_order(chance, self.game.deck.size, "chance")
-        self.game.step(action, chance)
+        self.game.step(action, chance)  # checks chance before anything moves
         if not self.game.done:
             return {}
         payoffs = self.game.payoffs()
@@ -470,7 +505,12 @@ class CardPokerMatch:
 def check_deck_order(order: Sequence[int], size: int, name: str) -> list[int]:
     """``order`` as a list of ints, or a ``ValueError`` unless it is a permutation of
     ``range(size)``."""
-    cards = [int(c) for c in order]
+    if isinstance(order, np.ndarray):
+        if not np.issubdtype(order.dtype, np.integer):
+            raise ValueError(f"{name} must be a permutation of the deck indices, got {order.dtype}")
+        cards = order.tolist()
+    else:
+        cards = [int(c) for c in order]
     if sorted(cards) != list(range(size)):
         raise ValueError(f"{name} must be a permutation of the {size} deck indices 0..{size - 1}")
     return cards
