@@ -52,11 +52,15 @@ def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
         if options.pop(key) != fixed:
             raise ValueError(f"{env_id} is played with {key}={fixed!r}")
     rule_options, table = game.split_options(options)
-    wrong = sorted(set(table) - set(_BATCH_TABLE))
+    module, name = game.batched_engine.split(":")
+    engine_cls = getattr(import_module(module), name)
+    seated = _engine_table_options(game, engine_cls, table, rule_options)
+    wrong = sorted(set(table) - set(_BATCH_TABLE) - set(seated))
     if wrong:
         raise TypeError(
             f"option(s) {wrong} do not apply to the batched {env_id}; it takes the rule "
-            f"options {list(game.rule_options)} and {list(_BATCH_TABLE)}"
+            f"options {list(game.rule_options)} and "
+            f"{list(_BATCH_TABLE) + list(getattr(engine_cls, 'TABLE_OPTIONS', ()))}"
         )
     reward_scale = table.get("reward_scale", 1.0)
     if (
@@ -67,9 +71,31 @@ def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
     ):
         raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
     rules = game.make_rules(**rule_options)
-    module, cls = game.batched_engine.split(":")
-    engine = getattr(import_module(module), cls)(int(num_envs), rules, seed=seed)
-    return engine, game.layout(rules, 1).box(), float(reward_scale)
+    engine = engine_cls(int(num_envs), rules, seed=seed, **seated)
+    return engine, engine.layout.box(), float(reward_scale)
+
+
+def _engine_table_options(game, engine_cls, table: dict, rule_options: dict) -> dict:
+    """The table options an engine class lists in ``TABLE_OPTIONS`` (e.g. the card poker
+    table's players, seats, episode and ``opponents``), as it takes them: opponent agent
+    specs (or Agents) become Agents with a batched ``act_batch``; a callable
+    ``(observations, masks) -> actions`` is seated as it is; an engine's
+    ``DEFAULT_OPPONENTS`` when none are given."""
+    names = getattr(engine_cls, "TABLE_OPTIONS", ())
+    seated = {k: v for k, v in table.items() if k in names}
+    if "opponents" in names:
+        from agents import Agent, make_agent  # wrappers sit above the agents
+
+        def seat(spec):
+            if callable(spec) and not isinstance(spec, Agent):
+                return spec
+            return make_agent(spec, game.name, **rule_options)
+
+        spec = seated.get("opponents", engine_cls.DEFAULT_OPPONENTS)
+        seated["opponents"] = (
+            [seat(s) for s in spec] if isinstance(spec, list | tuple) else seat(spec)
+        )
+    return seated
 
 
 class _Episodes:

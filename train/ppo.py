@@ -243,6 +243,7 @@ def evaluate(
         return {
             "mean": float(totals.mean()),
             "ci95": float(1.96 * totals.std(ddof=1) / np.sqrt(len(totals))),
+            **({"win_rate": float((totals > 0).mean())} if _chips(cfg) else {}),
         }
     env = gym.make(cfg.env.id, **kwargs)
     totals = []
@@ -282,8 +283,12 @@ def baselines(cfg: Config) -> list[str]:
 
 
 def batched(cfg: Config) -> bool:
-    """Whether the run steps a batched engine (``run.engine``)."""
-    return cfg.run.engine == "batched" or (cfg.run.engine == "auto" and cfg.env.id in BATCHED_IDS)
+    """Whether the run steps a batched engine (``run.engine``). ``auto`` keeps self-play
+    runs scalar: a batched table seats one opponent object for all its games, so a
+    snapshot pool would not change snapshots from one episode to the next."""
+    if cfg.run.engine == "auto":
+        return cfg.env.id in BATCHED_IDS and not cfg.run.self_play.enabled
+    return cfg.run.engine == "batched"
 
 
 def make_vec_env(cfg: Config, n_envs: int, seed: int):

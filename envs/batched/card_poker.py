@@ -55,6 +55,7 @@ from envs.rules.card_poker import (
 )
 from envs.rules.seats import split_pot
 
+_DRAW, _BET, _OVER = int(Phase.DRAW), int(Phase.BET), int(Phase.OVER)
 _BITS = (1 << np.arange(HAND_SIZE)).astype(np.int64)
 # bit i of a discard set -> the i-th card; per set: which slots go, and how many
 _OUT = (np.arange(N_DISCARDS)[:, None] & _BITS) != 0  # (32, 5)
@@ -137,12 +138,13 @@ class BatchedCardPoker:
         self.pot = np.zeros(n, dtype=np.int64)
         self.level = np.zeros(n, dtype=np.int64)  # the previous bid, 0 while nobody has bid
         self.n_bids = np.zeros(n, dtype=np.int16)
-        self.phase = np.full(n, int(Phase.OVER), dtype=np.int8)
+        self.phase = np.full(n, _OVER, dtype=np.int8)
         self.turn = np.zeros(n, dtype=np.int8)  # index into this deal's order
         self.first = np.zeros(n, dtype=np.int8)  # this deal's first seat
         self.deals_played = np.zeros(n, dtype=np.int32)
         self.over = np.ones(n, dtype=bool)  # the match is over (`done` is a copy)
         self.last_seat = np.zeros(n, dtype=np.int8)  # who moved last (observed when done)
+        self._mask: np.ndarray | None = None  # action_masks() of the present state
 
     # -- chance -------------------------------------------------------------------------
     def draw_chance(self, m: int | None = None) -> np.ndarray:
@@ -193,19 +195,25 @@ class BatchedCardPoker:
 
     def deals_left(self) -> np.ndarray:
         """Deals still possible after the current one (``CardPokerMatch.deals_left``)."""
-        return self.max_deals - self.deals_played - (self.phase != Phase.OVER)
+        return self.max_deals - self.deals_played - (self.phase != _OVER)
 
     def action_masks(self, tables: np.ndarray | None = None) -> np.ndarray:
         """``(n, A)`` bool (or the rows ``tables``): the legal actions of the seat to move
         (none where the match is over)."""
-        t = self._rows if tables is None else np.asarray(tables)
+        if tables is None:
+            if self._mask is None:
+                self._mask = self._masks(self._rows)
+            return self._mask.copy()
+        return self._masks(np.asarray(tables)) if self._mask is None else self._mask[tables]
+
+    def _masks(self, t: np.ndarray) -> np.ndarray:
         r = self.rules
         seat = (self.first[t].astype(np.int64) + self.turn[t]) % self.n_players
         stack = self.stacks[t, seat]
         phase = self.phase[t]
         live = ~self.over[t]
-        draw = live & (phase == Phase.DRAW)
-        bet = live & (phase == Phase.BET)
+        draw = live & (phase == _DRAW)
+        bet = live & (phase == _BET)
         mask = np.zeros((len(t), self.n_actions), dtype=bool)
         mask[:, :N_DISCARDS] = DISCARD_MASKS[max_exchange(stack, r.draw_fee)] & draw[:, None]
         mask[:, PASS] = bet
@@ -293,6 +301,7 @@ class BatchedCardPoker:
         g = np.flatnonzero(which)
         if not len(g):
             return
+        self._mask = None
         self.stacks[g] = self.rules.stack
         self.net[g] = 0
         self.deals_played[g] = 0
@@ -334,7 +343,7 @@ class BatchedCardPoker:
         self.bid_chips[g] = 0
         self.n_bids[g] = 0
         self.level[g] = 0
-        self.phase[g] = Phase.DRAW
+        self.phase[g] = _DRAW
         self.turn[g] = 0
 
     def check_actions(self, actions, which: np.ndarray | None = None) -> np.ndarray:
@@ -347,7 +356,9 @@ class BatchedCardPoker:
                 f"actions must be an integer array of shape ({self.n},), got {a.dtype} {a.shape}"
             )
         a = a.astype(np.int64)
-        mask = self.action_masks()
+        if self._mask is None:
+            self._mask = self._masks(self._rows)
+        mask = self._mask
         inside = (a >= 0) & (a < self.n_actions)
         legal = inside & mask[self._rows, np.clip(a, 0, self.n_actions - 1)]
         if which is not None:
@@ -378,14 +389,15 @@ class BatchedCardPoker:
         if chance is not None:
             chance = self.check_chance(chance)
         act = ~self.over if which is None else which & ~self.over
+        self._mask = None
         seat = self.to_act.astype(np.int64)
         self.last_seat[act] = seat[act]
         payoffs = np.zeros((self.n, self.n_players), dtype=np.int64)
         phase = self.phase.copy()  # a draw may open the betting: bets are read from before
-        g = np.flatnonzero(act & (phase == Phase.DRAW))
+        g = np.flatnonzero(act & (phase == _DRAW))
         if len(g):
             self._draw(g, seat[g], a[g], chance)
-        bet = act & (phase == Phase.BET)
+        bet = act & (phase == _BET)
         ended = np.zeros(self.n, dtype=bool)
         g = np.flatnonzero(bet & (a == PASS))
         if len(g):
@@ -432,13 +444,14 @@ class BatchedCardPoker:
         short = np.flatnonzero(self.left[g] < k)
         if len(short):
             self._reshuffle(g[short], self._chance_rows(chance, g[short]))
-        hand = self.hands[g, seat].astype(np.int64)
+        d = self.n_cards
+        hand = self.hands[g, seat]
         out = _OUT[a]
         # the j-th discarded slot takes the j-th card from the top of the stock
-        pos = self.top[g].astype(np.int64)[:, None] + np.where(out, _NEW_SLOT[a], 0)
-        new = self.stock[g[:, None], np.minimum(pos, self.n_cards - 1)]
-        self.pile[g[:, None].repeat(HAND_SIZE, 1)[out], hand[out]] = True
-        hands = _sort_rows(np.where(out, new, hand).astype(np.int8))
+        pos = (g * d + self.top[g])[:, None] + np.where(out, _NEW_SLOT[a], 0)
+        new = self.stock.reshape(-1).take(np.minimum(pos, self.n * d - 1))
+        self.pile.reshape(-1)[(g[:, None] * d + hand)[out]] = True
+        hands = _sort_rows(np.where(out, new, hand))
         self.hands[g, seat] = hands
         self.strength[g, seat] = self.hands_eval.sorted_strengths(hands)
         self.top[g] += k
@@ -447,7 +460,7 @@ class BatchedCardPoker:
         self._pay(g, seat, self.rules.draw_fee * k)
         last = self.turn[g] + 1 >= self.n_players
         self.turn[g] = np.where(last, 0, self.turn[g] + 1)
-        self.phase[g[last]] = Phase.BET
+        self.phase[g[last]] = _BET
 
     def _reshuffle(self, g: np.ndarray, chance: np.ndarray) -> None:
         """The stock left, then the discard pile in the order of ``chance``."""
@@ -483,7 +496,7 @@ class BatchedCardPoker:
         winner = self.in_play[g].argmax(axis=1)
         self.stacks[g, winner] += self.pot[g]
         self.pot[g] = 0
-        self.phase[g] = Phase.OVER
+        self.phase[g] = _OVER
 
     def _showdown(self, g: np.ndarray) -> None:
         p = self.n_players
@@ -498,7 +511,7 @@ class BatchedCardPoker:
         won[np.arange(len(g)), earliest] += odd
         self.stacks[g] += won
         self.pot[g] = 0
-        self.phase[g] = Phase.OVER
+        self.phase[g] = _OVER
 
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -515,6 +528,11 @@ class BatchedCardPokerTable:
     episode from the engine's Generator). Rewards are the learner's chips of each deal,
     paid on the step that ends it, as ``CardPoker-v0``.
     """
+
+    # keyword options envs.vector.make_engine passes through; it turns agent specs given
+    # as opponents into Agents (default: CardPoker-v0's)
+    TABLE_OPTIONS = ("n_players", "opponents", "agent_seat", "episode", "max_deals")
+    DEFAULT_OPPONENTS = "heuristic"
 
     def __init__(
         self,
@@ -539,8 +557,11 @@ class BatchedCardPokerTable:
                 f"agent_seat must be 'random' or 0..{n_players - 1}, got {agent_seat!r}"
             )
         self.agent_seat_option = agent_seat
-        if opponents is None:
-            raise ValueError("opponents: give a batched policy (or a list of them)")
+        if opponents is None or isinstance(opponents, str):
+            raise ValueError(
+                f"opponents are batched policies here, got {opponents!r}; "
+                f"envs.vector.make_engine turns agent specs into them"
+            )
         many = isinstance(opponents, list | tuple)
         specs = list(opponents) if many else [opponents] * (n_players - 1)
         if len(specs) != n_players - 1:
