@@ -64,7 +64,8 @@ def _card_multi_seat(n: int, n_players: int, episode: str, **rules) -> Callable:
 
 
 def _card_single_agent(n: int, opponents: str, **options) -> Callable:
-    """Learner decisions per second (the opponents' decisions come on top)."""
+    """Learner steps per second; ``run.decisions`` collects every seat's actions per
+    second (the opponents' too) over the same runs."""
     from envs.vector import make_engine
 
     engine, _, _ = make_engine("CardPoker-v0", n, seed=0, opponents=opponents, **options)
@@ -72,15 +73,18 @@ def _card_single_agent(n: int, opponents: str, **options) -> Callable:
     engine.reset()
 
     def run(seconds: float) -> tuple[int, float]:
-        decisions, start = 0, time.perf_counter()
-        while (elapsed := time.perf_counter() - start) < seconds or decisions == 0:
+        steps, start = 0, time.perf_counter()
+        before = engine.core.decisions
+        while (elapsed := time.perf_counter() - start) < seconds or steps == 0:
             engine.step(random_actions(rng, engine.action_masks()))
-            decisions += n
+            steps += n
             done = engine.done
             if done.any():
                 engine.reset(done)
-        return decisions, elapsed
+        run.decisions.append((engine.core.decisions - before) / elapsed)
+        return steps, elapsed
 
+    run.decisions = []
     return run
 
 
@@ -91,27 +95,32 @@ def card_rows(repeats: int, seconds: float, sizes=SIZES) -> list[str]:
 
     cases = [
         (
-            "card poker, 36 cards, 3 players, deal; every seat random (multi-seat)",
+            "card poker, 36 cards, 3 players, deal: every seat random (multi-seat)",
             lambda n: _card_multi_seat(n, 3, "deal"),
         ),
         (
-            "card poker, 54 cards, 6 players, session; every seat random (multi-seat)",
+            "card poker, 54 cards, 6 players, session: every seat random (multi-seat)",
             lambda n: _card_multi_seat(n, 6, "session", deck=54),
         ),
         (
-            "CardPoker-v0 learner vs 2 random (single-agent; learner decisions)",
+            "CardPoker-v0, 3 players, learner vs 2 random: learner steps (all decisions)",
             lambda n: _card_single_agent(n, "random"),
         ),
         (
-            "CardPoker-v0 learner vs 2 quick (single-agent; learner decisions)",
+            "CardPoker-v0, 3 players, learner vs 2 quick: learner steps (all decisions)",
             lambda n: _card_single_agent(n, "quick"),
         ),
     ]
     head = " | ".join(f"N = {n:,}" for n in sizes)
-    rows = [f"| engine | {head} |", "|---|" + "---|" * len(sizes)]
+    rows = [f"| decisions/s | {head} |", "|---|" + "---|" * len(sizes)]
     for name, make in cases:
-        rates = [median_rate(make(n), repeats, seconds) for n in sizes]
-        rows.append(f"| {name} | " + " | ".join(f"{r:,.0f}" for r in rates) + " |")
+        cells = []
+        for n in sizes:
+            run = make(n)
+            rate = median_rate(run, repeats, seconds)
+            extra = getattr(run, "decisions", None)
+            cells.append(f"{rate:,.0f}" + (f" ({np.median(extra):,.0f})" if extra else ""))
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
     small = BatchedCardPoker(8, CardPokerRules(), n_players=3).state_bytes()
     big = BatchedCardPoker(8, CardPokerRules(deck=54), n_players=6).state_bytes()
     rows.append(

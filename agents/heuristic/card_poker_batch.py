@@ -61,13 +61,7 @@ class CardPokerQuick(Agent):
         # the category of each place in this variant's order
         self._category = np.array([int(c) for c in ev.order])
         self._flushes = Category.SUIT in ev.order
-        finals = final_strengths(self.rules)
-        # final percentiles by cards exchanged, padded to one array: (6, L)
-        self._final_len = np.array([len(f) for f in finals])
-        width = int(self._final_len.max())
-        self._finals = np.full((len(finals), width), np.inf)
-        for k, f in enumerate(finals):
-            self._finals[k, : len(f)] = f
+        self._finals = final_strengths(self.rules)  # sorted, by cards exchanged 0..5
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None, :], np.asarray(action_mask)[None, :])[0])
@@ -122,11 +116,13 @@ class CardPokerQuick(Agent):
         chance = np.ones(len(hands))
         for k in range(1, f["in"].shape[1]):
             drawn = np.maximum(f["drawn"][:, k].astype(np.int64), 0)
-            finals = self._finals[drawn]
-            length = self._final_len[drawn]
-            lo = (finals < own[:, None]).sum(axis=1)
-            hi = (finals <= own[:, None]).sum(axis=1)
-            beat = (lo + hi) / 2 / length
+            beat = np.empty(len(hands))
+            for d in np.unique(drawn):
+                rows = drawn == d
+                finals = self._finals[d]
+                lo = np.searchsorted(finals, own[rows], side="left")
+                hi = np.searchsorted(finals, own[rows], side="right")
+                beat[rows] = (lo + hi) / 2 / len(finals)
             factor = beat ** (1 + self.bid_penalty * f["bids_by"][:, k].astype(np.float64))
             chance = np.where(f["in"][:, k] != 0, chance * factor, chance)
         return chance

@@ -145,6 +145,7 @@ class BatchedCardPoker:
         self.over = np.ones(n, dtype=bool)  # the match is over (`done` is a copy)
         self.last_seat = np.zeros(n, dtype=np.int8)  # who moved last (observed when done)
         self._mask: np.ndarray | None = None  # action_masks() of the present state
+        self.decisions = 0  # actions played so far, all tables (for speed figures)
 
     # -- chance -------------------------------------------------------------------------
     def draw_chance(self, m: int | None = None) -> np.ndarray:
@@ -390,6 +391,7 @@ class BatchedCardPoker:
             chance = self.check_chance(chance)
         act = ~self.over if which is None else which & ~self.over
         self._mask = None
+        self.decisions += int(np.count_nonzero(act))
         seat = self.to_act.astype(np.int64)
         self.last_seat[act] = seat[act]
         payoffs = np.zeros((self.n, self.n_players), dtype=np.int64)
