@@ -625,8 +625,8 @@ class BatchedCardPokerTable:
     def step_some(self, actions, which: np.ndarray | None) -> np.ndarray:
         """The learner's action at the tables ``which`` (default all), then the opponents
         until each learner must act again or its episode is over; the learner's chips."""
-        which = ~self.core.over if which is None else self.core._which(which)
-        if which is not None and (self.core.to_act[which] != self.agent_seat[which]).any():
+        which = ~self.core.over if which is None else self.core._which(which) & ~self.core.over
+        if (self.core.to_act[which] != self.agent_seat[which]).any():
             raise AssertionError("the learner is to act at every running table")
         paid = self.core.step_some(actions, which)[self.core._rows, self.agent_seat]
         return paid + self._advance(which)
