@@ -357,19 +357,19 @@ class BatchedCardPoker:
                 f"actions must be an integer array of shape ({self.n},), got {a.dtype} {a.shape}"
             )
         a = a.astype(np.int64)
-        if self._mask is None:
+        t = self._rows if which is None else np.flatnonzero(which)
+        if self._mask is None and which is None:
             self._mask = self._masks(self._rows)
-        mask = self._mask
-        inside = (a >= 0) & (a < self.n_actions)
-        legal = inside & mask[self._rows, np.clip(a, 0, self.n_actions - 1)]
-        if which is not None:
-            legal |= ~which
+        mask = self._mask[t] if self._mask is not None else self._masks(t)  # rows t
+        inside = (a[t] >= 0) & (a[t] < self.n_actions)
+        legal = inside & mask[np.arange(len(t)), np.clip(a[t], 0, self.n_actions - 1)]
         if not legal.all():
-            g = int(np.flatnonzero(~legal)[0])
+            i = int(np.flatnonzero(~legal)[0])
+            g = int(t[i])
             state = "the match is over" if self.over[g] else f"seat {int(self.to_act[g])} to act"
             raise ValueError(
                 f"illegal action {int(a[g])} at table {g} ({state}); legal actions there are "
-                f"{np.flatnonzero(mask[g]).tolist()} (no table was advanced)"
+                f"{np.flatnonzero(mask[i]).tolist()} (no table was advanced)"
             )
         return a
 
