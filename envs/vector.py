@@ -13,9 +13,11 @@ finished one in ``infos["final_obs"]`` (an object array, ``None`` elsewhere; the
 array, finished games reset in the same step with ``terminal_observation`` and an
 ``episode`` record (``r``, ``l``, ``t``, as SB3's ``Monitor`` writes) in their info.
 
-An engine is any object with ``n``, ``n_actions``, ``reset(which=None)``,
-``step(actions) -> rewards``, ``done``, ``observe()`` and ``action_masks()``
-(``envs.batched``); :func:`make_engine` builds the one of a registered id.
+An engine is any object with ``n``, ``n_actions``, ``layout`` (its observation
+layout), ``reset(which=None)``, ``step(actions) -> rewards``, ``done``, ``observe()`` and
+``action_masks()`` (``envs.batched``); :func:`make_engine` builds the one of a registered
+id, with the table options the engine class lists in ``TABLE_OPTIONS`` (card poker: one
+learner per table, the other seats played in batch by ``opponents``).
 """
 
 from __future__ import annotations
