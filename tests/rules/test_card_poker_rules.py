@@ -515,3 +515,21 @@ def test_bad_chance(chance, message):
         m.step(0, chance=chance)
     with pytest.raises(ValueError, match=message):
         CardPokerMatch(3, np.random.default_rng(0), deck_order=chance)
+
+
+def test_seeded_sessions_are_unchanged_by_the_chance_seam():
+    """Without chance the match shuffles with its Generator exactly as before the seam
+    (the digest was taken on the code before it: same hands, payoffs and nets)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for seed, (n, kw) in enumerate([(6, {}), (6, {"deck": 54}), (3, {"stack": 5})]):
+        m = CardPokerMatch(n, np.random.default_rng(seed), CardPokerRules(**kw), "session", 6)
+        moves = np.random.default_rng(100 + seed)
+        while not m.done:
+            legal = m.game.legal_actions()
+            big = m.game.phase == Phase.DRAW and moves.random() < 0.5  # reshuffles too
+            a = legal[-1] if big else legal[int(moves.integers(len(legal)))]
+            h.update(repr((m.game.hands, m.step(a))).encode())
+        h.update(repr(m.net).encode())
+    assert h.hexdigest() == "7b4096889dc0feb4f7ed03f6d65e4e172d91fc180d845f911901ee719d4154e1"
