@@ -56,13 +56,12 @@ def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
     rule_options, table = game.split_options(options)
     module, name = game.batched_engine.split(":")
     engine_cls = getattr(import_module(module), name)
-    seated = _engine_table_options(game, engine_cls, table, rule_options)
-    wrong = sorted(set(table) - set(_BATCH_TABLE) - set(seated))
+    takes = list(_BATCH_TABLE) + list(getattr(engine_cls, "TABLE_OPTIONS", ()))
+    wrong = sorted(set(table) - set(takes))
     if wrong:
         raise TypeError(
             f"option(s) {wrong} do not apply to the batched {env_id}; it takes the rule "
-            f"options {list(game.rule_options)} and "
-            f"{list(_BATCH_TABLE) + list(getattr(engine_cls, 'TABLE_OPTIONS', ()))}"
+            f"options {list(game.rule_options)} and {takes}"
         )
     reward_scale = table.get("reward_scale", 1.0)
     if (
@@ -73,6 +72,7 @@ def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
     ):
         raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
     rules = game.make_rules(**rule_options)
+    seated = _engine_table_options(game, engine_cls, table, rule_options)
     engine = engine_cls(int(num_envs), rules, seed=seed, **seated)
     return engine, engine.layout.box(), float(reward_scale)
 
