@@ -62,8 +62,9 @@ class Game:
     aec_kwargs: Mapping[str, Any] = field(default_factory=dict)
     agents: Mapping[str, str] = field(default_factory=dict)  # agent name -> "module:Class"
     check_options: Callable[[dict], None] | None = None  # game-level checks before the rules
-    # "module:Class" of the batched engine core (envs.batched), built as Class(n, rules, seed);
-    # it also gives the id a gym.make_vec vector_entry_point (envs.vector)
+    # "module:Class" of the batched engine core (envs.batched), built as Class(n, rules, seed,
+    # **the table options it lists in table_options); it also gives the id a gym.make_vec
+    # vector_entry_point (envs.vector)
     batched_engine: str | None = None
     title: str = ""  # the game's name for people (tables, reports); the name if empty
 
@@ -301,7 +302,9 @@ register(
             "heuristic": "agents.heuristic.card_poker:CardPokerCareful",
             "careful": "agents.heuristic.card_poker:CardPokerCareful",
             "bluffer": "agents.heuristic.card_poker:CardPokerBluffer",
+            "quick": "agents.heuristic.card_poker_batch:CardPokerQuick",
         },
+        batched_engine="envs.batched.card_poker:BatchedCardPokerTable",
     )
 )
 

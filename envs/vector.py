@@ -13,14 +13,15 @@ finished one in ``infos["final_obs"]`` (an object array, ``None`` elsewhere; the
 array, finished games reset in the same step with ``terminal_observation`` and an
 ``episode`` record (``r``, ``l``, ``t``, as SB3's ``Monitor`` writes) in their info.
 
-An engine is any object with ``n``, ``n_actions``, ``reset(which=None)``,
-``step(actions) -> rewards``, ``done``, ``observe()`` and ``action_masks()``
-(``envs.batched``); :func:`make_engine` builds the one of a registered id. An engine
-class lists the table options it takes, with their defaults, in ``table_options``
-(e.g. the dice poker engine's ``n_players``, ``opponents``, ``agent_seat``); opponents
-given by name ("heuristic", "random", "ppo:PATH") are built with ``agents.make_agent``
-and play through their ``act_batch``; an engine with ``seed(seed)`` is re-seeded
-through it (its opponents too).
+An engine is any object with ``n``, ``n_actions``, ``layout`` (its observation layout),
+``reset(which=None)``, ``step(actions) -> rewards``, ``done``, ``observe()`` and
+``action_masks()`` (``envs.batched``); :func:`make_engine` builds the one of a registered
+id. An engine class lists the table options it takes, with their defaults, in
+``table_options`` (e.g. the poker tables' ``n_players``, ``opponents``, ``agent_seat``);
+opponents given by name ("heuristic", "random", "ppo:PATH") are built with
+``agents.make_agent`` and play through their ``act_batch``, and a callable on a batch of
+(observations, masks) sits as it is; an engine with ``seed(seed)`` is re-seeded through it
+(its opponents too).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
         spec = kwargs.get("opponents", takes["opponents"])
         kwargs["opponents"] = _opponents(spec, game.name, rule_options)
     engine = engine_cls(int(num_envs), rules, seed=seed, **kwargs)
-    return engine, game.layout(rules, 1).box(), float(reward_scale)
+    return engine, engine.layout.box(), float(reward_scale)
 
 
 def _opponents(spec: Any, game: str, rules: dict) -> Any:

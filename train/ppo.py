@@ -475,11 +475,12 @@ def baselines(cfg: Config) -> list[str]:
 
 
 def batched(cfg: Config) -> bool:
-    """Whether the run steps a batched engine (``run.engine``; "auto" keeps the scalar envs
-    for self-play, whose snapshot pool picks a new opponent every episode)."""
-    return cfg.run.engine == "batched" or (
-        cfg.run.engine == "auto" and cfg.env.id in BATCHED_IDS and not cfg.run.self_play.enabled
-    )
+    """Whether the run steps a batched engine (``run.engine``). ``auto`` keeps self-play
+    runs scalar: a batched table seats one opponent object for all its games, so a
+    snapshot pool would not change snapshots from one episode to the next."""
+    if cfg.run.engine == "auto":
+        return cfg.env.id in BATCHED_IDS and not cfg.run.self_play.enabled
+    return cfg.run.engine == "batched"
 
 
 def make_vec_env(cfg: Config, n_envs: int, seed: int):

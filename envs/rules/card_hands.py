@@ -334,6 +334,12 @@ class HandEvaluator:
         hands = np.sort(np.asarray(hands), axis=1)
         return self.table[self._patterns.combo_index(hands)]
 
+    @property
+    def binom(self) -> np.ndarray:
+        """``binom[k][x] = C(x, k)`` (k = 0..5): a sorted hand ``a < b < c < d < e`` is row
+        ``C(a,1) + C(b,2) + C(c,3) + C(d,4) + C(e,5)`` of :attr:`table`."""
+        return self._patterns.binom
+
     def describe(self, strength: int) -> tuple[Category, tuple[int, ...]]:
         return self.categories[strength], self.tiebreaks[strength]
 
