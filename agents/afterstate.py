@@ -82,10 +82,14 @@ def features(rules: ScorecardRules, cards: CardStates) -> np.ndarray:
     n, rows = len(cards), len(rules.rows)
     out = np.zeros((n, feature_size(rules)), dtype=np.float32)
     out[:, :rows] = cards.open_
+    # the upper sum matters while an upper row is open (russian: the stage-1 bonus is
+    # decided when stage 1 ends; classic: the +35 once reached) — after that it is left out,
+    # so that stage-2 cards do not differ by a sum that no longer changes anything
+    live = cards.open_[:, :6].any(axis=1)
     u = np.clip(cards.upper, lo, hi) - lo
-    out[np.arange(n), rows + u] = 1.0
+    out[np.flatnonzero(live), rows + u[live]] = 1.0
     base = rows + hi - lo + 1
-    out[:, base] = cards.upper / 63.0
+    out[:, base] = np.where(live, cards.upper / 63.0, 0.0)
     if rules.rules == "classic":
         y_row = rules.rows.index("yahtzee")
         out[:, base + 1] = cards.y50

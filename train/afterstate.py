@@ -49,6 +49,7 @@ from agents.afterstate import (  # noqa: E402
 )
 from envs import games  # noqa: E402
 from envs.batched.scorecard import BatchedScorecard  # noqa: E402
+from envs.rules.scorecard import total_bounds  # noqa: E402
 from envs.vector import play_games  # noqa: E402
 
 CONFIG_DIR = ROOT / "configs"
@@ -303,6 +304,8 @@ def main(argv: list[str] | None = None) -> Path:
         metrics.unlink(missing_ok=True)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.value.learning_rate)
     best = optimal_score(cfg)
+    lo, hi = total_bounds(rules)
+    bounds = (min(lo, 0), hi)
     started = time.perf_counter()
 
     def wall() -> float:
@@ -365,7 +368,9 @@ def main(argv: list[str] | None = None) -> Path:
         """The expected TD(0) step of one turn: targets of every card, then minibatches."""
         target, column = plan_target
         bx.append(features(rules, cards))
-        by.append((target[column] / 100.0).astype(np.float32))
+        # a bootstrapped target never leaves what a game can still score: this keeps a
+        # value that runs away in rarely met cards from feeding on itself
+        by.append((np.clip(target[column], *bounds) / 100.0).astype(np.float32))
         del bx[: -cfg.value.buffer_turns], by[: -cfg.value.buffer_turns]
         frac = min(1.0, played / cfg.run.total_games)
         for g in opt.param_groups:

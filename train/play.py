@@ -200,7 +200,15 @@ def check_models(table: Table) -> None:
             )
 
 
-def human_turn(table: Table, console: Console, coach: Coach | None) -> None:
+def play_move(table: Table, action: int, console: Console, recorder=None) -> None:
+    """Play ``action`` for the player to act, tell what happened, and add a picture."""
+    table.last = (table.current_seat, action)
+    console.say(*table.step(action))
+    if recorder is not None:
+        recorder.add(table.frame())
+
+
+def human_turn(table: Table, console: Console, coach: Coach | None, recorder=None) -> None:
     """Show the table, read moves until one is legal, play it, and let the coach judge it."""
     console.say("", table.view())
     while True:
@@ -230,19 +238,22 @@ def human_turn(table: Table, console: Console, coach: Coach | None) -> None:
     if coach is not None:  # judged before the dice fall: the decision, not the luck
         advice = coach.advise(table)
         console.say(coach.judge(advice, action, table.describe(action)))
-    console.say(*table.step(action))
+    play_move(table, action, console, recorder)
 
 
-def run(table: Table, console: Console, coach: Coach | None = None) -> None:
-    """Play the table to its end: agents move by themselves, the person types."""
+def run(table: Table, console: Console, coach: Coach | None = None, recorder=None) -> None:
+    """Play the table to its end: agents move by themselves, the person types.
+    ``recorder`` (an ``envs.render.record.VideoRecorder``) gets a picture after each move."""
+    if recorder is not None:
+        recorder.add(table.frame())
     while not table.done:
         seat = table.current_seat
         if seat == table.human:
-            human_turn(table, console, coach)
+            human_turn(table, console, coach, recorder)
         else:
             agent = table.agents[seat]
             action = agent.act(table.observation(seat), table.mask())
-            console.say(*table.step(int(action)))
+            play_move(table, int(action), console, recorder)
     console.say("", *table.summary())
     if coach is not None:
         console.say(*coach.report())
@@ -269,6 +280,9 @@ def make_parser() -> argparse.ArgumentParser:
         "--games", type=int, default=1, help="games to play (card poker: deals of a session)"
     )
     p.add_argument("--coach", action="store_true", help="judge each decision with the exact player")
+    p.add_argument(
+        "--record", type=Path, metavar="OUT.gif|OUT.mp4", help="save the game as a video"
+    )
     add_rule_argument(p, example="ante=2")
     return p
 
@@ -299,6 +313,14 @@ def main(
                 rules,
                 say=console.say,
             )
+            recorder = None
+            if args.record is not None:
+                from envs.render.record import VideoRecorder
+
+                try:
+                    recorder = VideoRecorder(args.record)
+                except ValueError as e:
+                    raise SetupError(f"--record: {e}") from None
         except SetupError as e:
             print(f"play.py: error: {e}", file=sys.stderr if out is sys.stdout else out)
             return 2
@@ -309,7 +331,11 @@ def main(
             console.say(coach.intro())
             if not isinstance(coach, DicePokerCoach | ScorecardCoach):
                 coach = None
-        run(table, console, coach)
+        try:
+            run(table, console, coach, recorder)
+        finally:
+            if recorder is not None and recorder.frames:
+                console.say(f"Recorded the game: {recorder.close()}")
     except Quit as q:
         console.say(str(q))
     except KeyboardInterrupt:

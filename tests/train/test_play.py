@@ -656,3 +656,27 @@ def test_scorecard_result_is_the_match_settlement():
     assert sum(settled) == 0.0 and match.totals() == t.results[-1]
     result = next(line for line in lines if line.startswith("Result"))
     assert result.endswith(", ".join(f"{t.labels[s]} {v:+.1f}" for s, v in enumerate(settled)))
+
+
+@pytest.mark.parametrize(
+    "game, extra",
+    [
+        ("dice_poker", []),
+        ("card_poker", ["--players", "3"]),
+        ("yahtzee_classic", ["--opponents", "random"]),
+    ],
+)
+def test_record_saves_the_whole_game_as_a_gif(tmp_path, game, extra):
+    from PIL import Image
+
+    out = tmp_path / "game.gif"
+    code, text = play(
+        ["--game", game, "--seed", "3", "--record", str(out), *extra], script_for(game)
+    )
+    assert code == 0 and f"Recorded the game: {out}" in text
+    with Image.open(out) as gif:
+        frames = gif.n_frames
+        size = gif.size
+    assert frames >= 3 and size[0] > 100  # the first picture, then one per move
+    code, text = play(["--game", game, "--record", str(tmp_path / "x.avi")], [])
+    assert code == 2 and ".gif or .mp4" in text

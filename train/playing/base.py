@@ -92,6 +92,7 @@ class Table(ABC):
     game: str
     human: int
     labels: dict[int, str]
+    last: tuple[int, int] | None = None  # (seat, action) just played, for the pictures
 
     def __init__(
         self,
@@ -154,6 +155,10 @@ class Table(ABC):
 
     @abstractmethod
     def summary(self) -> list[str]: ...
+
+    @abstractmethod
+    def frame(self) -> np.ndarray:
+        """The table as a picture (``envs.render``), for ``--record``."""
 
     def legal(self) -> list[int]:
         return np.flatnonzero(self.mask()).tolist()

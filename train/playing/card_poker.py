@@ -25,6 +25,11 @@ def is_number(word: str) -> bool:
 
 
 class CardPokerTable(Table):
+    def frame(self) -> np.ndarray:  # the person's cards show, as on the screen
+        from envs.render import draw
+
+        return draw(self.match, self.labels, viewer=self.human)
+
     """Card poker: one deal, or a session of up to ``games`` deals (docs/rules.md section 3)."""
 
     rules: CardPokerRules

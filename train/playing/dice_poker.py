@@ -23,6 +23,11 @@ from train.playing.base import (
 
 
 class DicePokerTable(Table):
+    def frame(self) -> np.ndarray:
+        from envs.render import draw
+
+        return draw(self.match, self.labels)
+
     """Prison dice poker: ``games`` games at one table, chips carried over (docs/rules.md
     sections 1 and 2)."""
 

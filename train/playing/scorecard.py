@@ -27,6 +27,12 @@ from train.playing.base import (
 
 
 class ScorecardTable(Table):
+    def frame(self) -> np.ndarray:
+        from envs.render import draw
+
+        seat = self.match.current_player
+        return draw(self.match.games, self.labels, seat=0 if seat is None else seat, last=self.last)
+
     """The scorecard games: every player fills their own card, whole turns in seat order."""
 
     rules: ScorecardRules
