@@ -82,10 +82,13 @@ def features(rules: ScorecardRules, cards: CardStates) -> np.ndarray:
     n, rows = len(cards), len(rules.rows)
     out = np.zeros((n, feature_size(rules)), dtype=np.float32)
     out[:, :rows] = cards.open_
-    # the upper sum matters while an upper row is open (russian: the stage-1 bonus is
-    # decided when stage 1 ends; classic: the +35 once reached) — after that it is left out,
-    # so that stage-2 cards do not differ by a sum that no longer changes anything
-    live = cards.open_[:, :6].any(axis=1)
+    # russian: the stage-1 sum matters only until stage 1 ends (the +50 is decided then), so
+    # stage-2 cards leave it out and do not differ by a sum that no longer changes anything;
+    # classic keeps it (capped at 63, where only "reached" matters)
+    if rules.rules == "russian":
+        live = cards.open_[:, :6].any(axis=1)
+    else:
+        live = np.ones(n, dtype=bool)
     u = np.clip(cards.upper, lo, hi) - lo
     out[np.flatnonzero(live), rows + u[live]] = 1.0
     base = rows + hi - lo + 1
