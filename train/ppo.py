@@ -188,15 +188,19 @@ def find_config(name: str) -> Path:
     raise FileNotFoundError(f"no config {name!r} here or in configs/; available: {available}")
 
 
-def load_config(
+SECTIONS = ("env", "ppo", "run", "rllib")  # rllib: is read by train/rllib.py
+
+
+def load_env_run(
     name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
-) -> Config:
-    """The config ``name``; ``overrides`` replace ``run:`` fields, ``env_kwargs`` env kwargs."""
+) -> tuple[Path, dict[str, Any], EnvConfig, RunConfig]:
+    """The ``env:`` and ``run:`` sections of config ``name``, checked (``overrides`` replace
+    ``run:`` fields, ``env_kwargs`` env kwargs), with the file's path and raw sections."""
     path = find_config(name)
     data = yaml.safe_load(path.read_text()) or {}
-    unknown = sorted(set(data) - {"env", "ppo", "run"})
+    unknown = sorted(set(data) - set(SECTIONS))
     if unknown:
-        raise ValueError(f"unknown section(s) {unknown} in {path}; allowed: env, ppo, run")
+        raise ValueError(f"unknown section(s) {unknown} in {path}; allowed: {', '.join(SECTIONS)}")
     env = _build(EnvConfig, data.get("env"), f"{path.name}: env")
     env.kwargs = {**env.kwargs, **(env_kwargs or {})}
     try:
@@ -212,14 +216,27 @@ def load_config(
         raise ValueError(f"run.engine must be 'auto', 'batched' or 'scalar', got {run.engine!r}")
     if run.engine == "batched" and env.id not in BATCHED_IDS:
         raise ValueError(f"run.engine: no batched engine for {env.id}; batched: {BATCHED_IDS}")
-    ppo = data.get("ppo") or {}
-    ppo_arguments(ppo)  # validate now, before any work
-    cfg = Config(path.stem, env, ppo, run)
+    return path, data, env, run
+
+
+def check_eval_opponents(cfg: Config, path: Path) -> None:
+    """Every ``run.eval_opponents`` entry exists for the game (before any work)."""
     for spec in baselines(cfg):
         try:
             make_agent(spec, cfg.game)
         except ValueError as err:
             raise ValueError(f"{path.name}: run.eval_opponents: {err}") from err
+
+
+def load_config(
+    name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
+) -> Config:
+    """The config ``name``; ``overrides`` replace ``run:`` fields, ``env_kwargs`` env kwargs."""
+    path, data, env, run = load_env_run(name, overrides, env_kwargs)
+    ppo = data.get("ppo") or {}
+    ppo_arguments(ppo)  # validate now, before any work
+    cfg = Config(path.stem, env, ppo, run)
+    check_eval_opponents(cfg, path)
     return cfg
 
 
