@@ -133,14 +133,15 @@ def module_dir(path: str | Path) -> Path:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no RLlib model at {str(path)!r}")
-    if (path / "class_and_ctor_args.pkl").is_file():
-        return path
-    if (path / "model" / "class_and_ctor_args.pkl").is_file():
-        return path / "model"
+    # An algorithm checkpoint has a class_and_ctor_args.pkl of its own: look inside first.
     modules = path / "learner_group" / "learner" / "rl_module"
     for mid in MODULE_IDS:
         if (modules / mid / "class_and_ctor_args.pkl").is_file():
             return modules / mid
+    if (path / "model" / "class_and_ctor_args.pkl").is_file():
+        return path / "model"
+    if (path / "class_and_ctor_args.pkl").is_file():
+        return path
     raise ValueError(
         f"{str(path)!r} is not an RLlib model: give a train/rllib.py run folder, an algorithm "
         f"checkpoint (with module {' or '.join(MODULE_IDS)}) or an RLModule folder"

@@ -361,6 +361,11 @@ def main(argv: list[str] | None = None) -> Path:
     init_ray(args.address, args.num_env_runners, args.num_learners)
     try:
         algo = build_algorithm_config(cfg, args.num_env_runners, args.num_learners).build_algo()
+        if args.num_env_runners:
+            nodes = algo.env_runner_group.foreach_env_runner(
+                lambda _: ray.get_runtime_context().get_node_id(), local_env_runner=False
+            )
+            print("env runners on nodes: " + " ".join(nodes))
         mid = module_id(cfg)
         sp = cfg.run.self_play
         snaps = [f"snap_{i}" for i in range(sp.pool_size)] if cfg.self_play else []
