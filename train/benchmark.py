@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         required=True,
         metavar="SPEC",
-        help=f"agent specs: {', '.join(sorted(AGENTS))} or ppo:PATH/model.zip",
+        help=f"agent specs: {', '.join(sorted(AGENTS))}, ppo:PATH/model.zip or rllib:PATH",
     )
     parser.add_argument("--games", type=int, default=2000, help="games (deals) to play")
     parser.add_argument(

@@ -293,6 +293,21 @@ def test_dice_poker_league_run_and_agent(tmp_path):
     run_dir = train_rllib.main(["--config", str(write(tmp_path, DICE_LEAGUE))])
     header = (run_dir / "metrics.csv").read_text().splitlines()[0]
     assert header.startswith("timesteps,wall_s,heuristic_chips,heuristic_chips_ci95")
+    # the league: a frozen snapshot in the last checkpoint is main as it was one checkpoint before
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    checkpoints = sorted((run_dir / "checkpoints").glob("step_*"), key=lambda p: int(p.name[5:]))
+    first, last = checkpoints[-2:]
+
+    def weights(checkpoint, mid):
+        folder = checkpoint / "learner_group" / "learner" / "rl_module" / mid
+        return RLModule.from_checkpoint(folder).get_state()
+
+    def same(a, b):
+        return all(torch.equal(torch.as_tensor(a[k]), torch.as_tensor(b[k])) for k in a)
+
+    assert not same(weights(first, "main"), weights(last, "main"))
+    assert any(same(weights(last, s), weights(first, "main")) for s in ("snap_0", "snap_1"))
     agent = make_agent(f"rllib:{run_dir}", "dice_poker")
     assert isinstance(agent, RLlibAgent)
     env = gym.make("DicePoker-v0", n_players=3)
