@@ -152,7 +152,7 @@ def load_module(path: str | Path) -> RLModule:
     """The trained RLModule at ``path``, ready to play (evaluation mode, CPU)."""
     folder = module_dir(path)
     try:
-        module = RLModule.from_checkpoint(folder)
+        module = RLModule.from_checkpoint(folder.resolve())  # ray reads paths as URIs
     except Exception as err:  # a damaged or foreign folder
         raise ValueError(f"cannot load an RLModule from {str(folder)!r}: {err}") from err
     _check_masked_space(module.observation_space)

@@ -258,7 +258,7 @@ def test_rllib_spec_errors():
 # -- training runs (a local Ray instance, then a two-node cluster) -----------------------------
 
 
-def test_scorecard_run_checkpoint_agent_and_resume(tmp_path, capsys):
+def test_scorecard_run_checkpoint_agent_and_resume(tmp_path, capsys, monkeypatch):
     run_dir = train_rllib.main(["--config", str(write(tmp_path, SCORECARD))])
     assert run_dir.name == "yahtzee_classic__tiny-rllib__0"
     for name in ("config.yaml", "metrics.csv", "curve.png", "final.json", "model"):
@@ -271,6 +271,8 @@ def test_scorecard_run_checkpoint_agent_and_resume(tmp_path, capsys):
         agent = make_agent(spec, "yahtzee_classic")
         totals = play_games(agent.act_batch, "YahtzeeClassic-v0", 4, seed=0)
         assert (totals > 0).all()
+    monkeypatch.chdir(run_dir.parent)  # a relative path works too
+    assert isinstance(make_agent(f"rllib:{run_dir.name}", "yahtzee_classic"), RLlibAgent)
     from agents.arena import run_arena
 
     result = run_arena("yahtzee_classic", [f"rllib:{run_dir}", "random"], 2, progress=False)
