@@ -125,6 +125,19 @@ def test_vector_env_rejects_an_illegal_action_naming_it():
         vec.step(np.array([bad, 0]))
 
 
+def test_single_env_carries_its_mask():
+    env = make_env({"kind": "single", "env_id": "CardPoker-v0", "kwargs": {"n_players": 3}})
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=0)
+    for _ in range(200):
+        assert obs in env.observation_space
+        assert (obs["action_mask"] == env.unwrapped.action_masks()).all()
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        obs, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            obs, _ = env.reset()
+
+
 @pytest.mark.parametrize(
     ("game", "kwargs"),
     [("dice_poker", {"n_players": 3}), ("card_poker", {"n_players": 3})],
