@@ -2,10 +2,11 @@
 
 Specs: ``"random"``, ``"heuristic"``, ``"optimal"`` and the other names a game
 lists in the registry (:mod:`envs.games`, each record's ``agents``), or
-``"ppo:path/to/model.zip"`` for a trained model, ``"rllib:path"`` for a policy
-trained by ``train/rllib.py`` (needs the ``[rllib]`` extra; ray is imported only
-then). ``rules`` are the game's rule options (the same keyword arguments as the
-env), so an agent judges hands the way the table does.
+``"ppo:path/to/model.zip"`` for a trained model (``"afterstate:path/to/value.pt"`` for a
+learned scorecard value network, ``"rllib:path"`` for a policy trained by ``train/rllib.py``:
+needs the ``[rllib]`` extra, and ray is imported only then). ``rules`` are the game's rule
+options (the same keyword arguments as the env), so an agent judges hands the
+way the table does.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
         raise ValueError(f"an agent spec is a string or an Agent, got {spec!r}")
     if spec.startswith("ppo:"):
         return _load("agents.ppo:PPOAgent")(spec[4:], game=game, **rules)
+    if spec.startswith("afterstate:"):
+        return _load("agents.afterstate:AfterstateAgent")(spec[11:], game=game, **rules)
     if spec.startswith("rllib:"):
         try:
             cls = _load("agents.rllib:RLlibAgent")
@@ -63,7 +66,8 @@ def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
     table = _agents()
     if spec not in table:
         raise ValueError(
-            f"unknown agent {spec!r}; choose one of {sorted(table)}, 'ppo:PATH' or 'rllib:PATH'"
+            f"unknown agent {spec!r}; choose one of {sorted(table)}, 'ppo:PATH', "
+            "'afterstate:PATH' or 'rllib:PATH'"
         )
     path = record.agents.get(spec, UNIVERSAL.get(spec))
     if path is None:

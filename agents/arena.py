@@ -21,7 +21,7 @@ How games are played (``train/benchmark.py`` is the command-line front end):
   same seed drives each seat's own :class:`ScorecardGame`; the dice agree as long as
   the players' choices do). With ``players=1`` (the default) every agent plays each
   game alone on those dice and the figure is its total score; with ``players > 1``
-  also the settlement of RULES.md, total minus the table's mean total. Maximising the
+  also the settlement of docs/rules.md section 4, total minus the table's mean total. Maximising the
   expected total maximises the expected settlement, so players see the solo
   observation of ``Yahtzee-v0`` in either case.
 - **Per agent and game** an agent's result is the mean over the seats it held.
@@ -287,18 +287,26 @@ def _empty(n_games: int, n_pos: int) -> Records:
     )
 
 
+def _play_out(record, game, agent_at) -> None:
+    """Play ``game`` to its end, each move by ``agent_at(seat)`` from that seat's view."""
+    while not game.done:
+        seat = getattr(game, "current_player", 0)  # a scorecard game has one seat
+        game.step(agent_at(seat).act(record.observe(game, seat), game.action_mask()))
+
+
+def _start(setup: ArenaSetup, n_games: int, n_positions: int):
+    """The game's registry record, its rules, and empty records of ``n_games`` games."""
+    record = games.get(setup.game)
+    return record, record.make_rules(**setup.rule_options), _empty(n_games, n_positions)
+
+
 def _play_table(setup, agents, rng, orders) -> Records:
     """One game (one deal, fresh stacks) per order; seat = position: seat 0 acts first."""
-    record = games.get(setup.game)
-    rules = record.make_rules(**setup.rule_options)
-    entries = setup.entries
-    n = setup.players
-    out = _empty(len(orders), n)
+    entries, n = setup.entries, setup.players
+    record, rules, out = _start(setup, len(orders), n)
     for g, order in enumerate(orders):
         game = record.new_game(rules, n, rng)
-        while not game.done:
-            seat = game.current_player
-            game.step(agents[order[seat]].act(record.observe(game, seat), game.action_mask()))
+        _play_out(record, game, lambda seat, order=order: agents[order[seat]])
         pay = game.payoffs()
         winners = record.winners(game)
         for p in range(n):
@@ -309,11 +317,8 @@ def _play_table(setup, agents, rng, orders) -> Records:
 
 
 def _play_scorecard(setup, agents, rng, orders) -> Records:
-    record = games.get(setup.game)
-    rules = record.make_rules(**setup.rule_options)
-    entries = setup.entries
-    n = setup.n_positions
-    out = _empty(len(orders), n)
+    entries, n = setup.entries, setup.n_positions
+    record, rules, out = _start(setup, len(orders), n)
     n_rows = len(rules.rows)
     out.rows = np.zeros((len(orders), n, n_rows), dtype=np.int16)
     out.bonus = np.zeros((len(orders), n), dtype=np.int16)
@@ -322,8 +327,7 @@ def _play_scorecard(setup, agents, rng, orders) -> Records:
         for p in range(n):
             agent = agents[order[p]]
             game = record.new_game(rules, 1, np.random.default_rng(dice_seed))
-            while not game.done:
-                game.step(agent.act(record.observe(game, 0), game.action_mask()))
+            _play_out(record, game, lambda seat, agent=agent: agent)
             out.agent[g, p] = entries[order[p]]
             out.value[g, p] = game.card.total
             out.rows[g, p] = game.card.scores

@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 from agents.arena import default_workers, run_arena
+from envs import games
 from envs.cli import add_rule_argument, rule_options
 
 DEFAULT_TABLES = [
@@ -61,12 +62,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=default_workers())
     add_rule_argument(parser, example="stack=50")
     args = parser.parse_args(argv)
-    args.rules = rule_options(parser, args)
+    game = games.get("card_poker")
+    args.rules = rule_options(parser, args, game.rule_options)
     if args.deck is not None:
         if "deck" in args.rules:
             parser.error("give the deck once: --deck or --rule deck=")
         args.rules["deck"] = args.deck
     args.rules.setdefault("deck", 36)
+    try:
+        game.make_rules(**args.rules)
+    except (ValueError, TypeError) as err:
+        parser.error(str(err))
     return args
 
 

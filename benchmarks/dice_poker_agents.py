@@ -12,27 +12,37 @@ import argparse
 import time
 
 from agents.arena import run_arena
+from envs import games
 from envs.cli import add_rule_argument, rule_options
+
+# the dice games of the registry by their number of dice (the id fixes n_dice)
+DICE_GAMES = {
+    g.gym_kwargs["n_dice"]: g.name
+    for g in map(games.get, games.names())
+    if "n_dice" in g.gym_kwargs
+}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The command line; ``.rules`` holds the parsed ``--rule`` options."""
+    """The command line; ``.game`` is the game of ``--dice``, ``.rules`` its parsed
+    ``--rule`` options (the registry's rule options of that game)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", nargs="+", default=["heuristic", "random", "random"])
     parser.add_argument("--games", type=int, default=6000)
-    parser.add_argument("--dice", type=int, choices=(5, 6), default=5)
+    parser.add_argument("--dice", type=int, choices=sorted(DICE_GAMES), default=5)
     parser.add_argument("--seed", type=int, default=0)
     add_rule_argument(parser, example="lock_kept_dice=false")
     args = parser.parse_args(argv)
-    args.rules = rule_options(parser, args)
+    args.game = DICE_GAMES[args.dice]
+    game = games.get(args.game)
+    args.rules = rule_options(parser, args, game.rule_options, game.make_rules)
     return args
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     start = time.perf_counter()
-    game = "dice_poker" if args.dice == 5 else "dice_poker6"
-    result = run_arena(game, args.agents, args.games, seed=args.seed, **args.rules)
+    result = run_arena(args.game, args.agents, args.games, seed=args.seed, **args.rules)
     rules = ", ".join(f"{k}={v}" for k, v in args.rules.items()) or "default rules"
     print(f"\n{args.dice} dice, {args.games} games, seats rotated, {rules}, seed {args.seed}")
     print(result.markdown())

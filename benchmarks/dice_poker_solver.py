@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import fields
 
 from tqdm import tqdm
 
 from agents.optimal import dice_poker as solver
+from envs import games
 from envs.cli import add_rule_argument, rule_options
-from envs.rules.dice_poker import DicePokerRules
 
-# the rule options a solve takes (the dice come with --dice)
-SOLVER_OPTIONS = tuple(f.name for f in fields(DicePokerRules) if f.name != "n_dice")
+# the rule options a solve takes: every dice-poker option (the dice come with --dice)
+SOLVER_OPTIONS = games.get("dice_poker6").rule_options
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -13,15 +13,22 @@ numbers), so agents face the same first rolls.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
 
 from agents.arena import default_workers, run_arena
+from envs import games as registry
 from envs.cli import add_rule_argument, rule_options
-from envs.rules.scorecard import OPTION_NAMES, rows_of
+from envs.rules.scorecard import rows_of
 
-GAME_NAMES = {"russian": "yahtzee", "classic": "yahtzee_classic"}
+# the scorecard games of the registry by their rule set (the id fixes ``rules``)
+GAME_NAMES = {
+    g.gym_kwargs["rules"]: g.name
+    for g in map(registry.get, registry.of_kind("points"))
+    if "rules" in g.gym_kwargs
+}
 
 
 def play(
@@ -53,7 +60,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line; ``.options`` holds the parsed ``--rule`` options."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", nargs="+", default=["heuristic", "random"])
-    parser.add_argument("--rules", nargs="+", default=["russian", "classic"])
+    parser.add_argument(
+        "--rules", nargs="+", choices=sorted(GAME_NAMES), default=["russian", "classic"]
+    )
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     add_rule_argument(parser, "--option", example="joker=free")
@@ -63,13 +72,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--workers", type=int, default=default_workers())
     args = parser.parse_args(argv)
-    args.options = rule_options(parser, args, OPTION_NAMES)
+    allowed = {k for rules in args.rules for k in registry.get(GAME_NAMES[rules]).rule_options}
+    args.options = rule_options(parser, args, allowed)
     return args
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     options = args.options
+    for rules in args.rules:  # every rule set takes the options, or one line says why
+        try:
+            registry.get(GAME_NAMES[rules]).make_rules(**options)
+        except (ValueError, TypeError) as err:
+            print(f"yahtzee_agents.py: error: --rules {rules}: {err}", file=sys.stderr)
+            sys.exit(2)
     lines = [
         "| rules | agent | games | mean (95% CI) | sd | min | max | bonus rate |",
         "|---|---|---|---|---|---|---|---|",

@@ -17,6 +17,7 @@ from envs.obs.card_poker import (
     obs_space,
     observe,
 )
+from envs.obs.card_poker import layout as obs_layout
 from envs.rules.card_poker import (
     HAND_SIZE,
     N_DISCARDS,
@@ -25,7 +26,6 @@ from envs.rules.card_poker import (
     CardPokerRules,
     Phase,
 )
-from envs.spaces import LegalDiscrete
 from envs.table import TableEnv
 
 RULE_KWARGS = tuple(f.name for f in fields(CardPokerRules))
@@ -67,7 +67,7 @@ class CardPokerEnv(TableEnv):
     """
     ## Description
 
-    Card poker from the Russian "commercial games" (RULES.md section 3), one
+    Card poker from the Russian "commercial games" (docs/rules.md section 3), one
     learning player against opponents that are Agents. A 36-card deck (6 to
     A; the six of spades plays the joker) or 54 cards (2 to A and two
     jokers); a joker takes whatever value makes the best hand. Each deal:
@@ -99,27 +99,10 @@ class CardPokerEnv(TableEnv):
 
     A flat ``Box(float32)`` of ``D + 13 + 5n`` values for a ``D``-card deck
     and ``n`` players (64 for 36 cards and 3 players). Per-player fields list
-    you first, then the seats to your left in order.
+    you first, then the seats to your left in order. The fields of
+    :func:`envs.obs.card_poker.layout` define it (36 cards, 3 players):
 
-    | index (36 cards) | field | meaning |
-    |---|---|---|
-    | 0-35 | cards | own hand, one-hot over the deck (see below) |
-    | 36-38 | phase | one-hot: draw, bet, over |
-    | 39 | hand_rank | own hand's category, its place in the variant's order (0 = high card) |
-    | 40 | hand_strength | share of all 5-card hands of the deck it beats (ties count half) |
-    | 41 | pot | chips in the pot |
-    | 42 | bid | the previous bid, 0 while nobody has bid |
-    | 43 | reveal_cost | what revealing costs now |
-    | 44 | bids | bids made this deal, all players |
-    | 45 | bids_left | bids still allowed (``max_bids`` - bids) |
-    | 46 | position | your place in this deal's order (0 = first to draw and bid) |
-    | 47 | deals_left | deals still possible after this one (session) |
-    | 48 | net | your net chips from finished deals of this episode |
-    | 49 + | stacks (n) | chips in hand of each player |
-    | … | drawn (n) | cards each player exchanged, -1 before their draw |
-    | … | in (n) | 1 while the player has not passed |
-    | … | bids_by (n) | bids each player made this deal |
-    | … | bid_chips (n) | chips each player bid this deal |
+    {index_table}
 
     Deck index = (rank - 6) * 4 + suit for 36 cards, (rank - 2) * 4 + suit
     for 54 with the jokers at 52 and 53; suits S H D C = 0 1 2 3, ranks
@@ -150,7 +133,8 @@ class CardPokerEnv(TableEnv):
       ``swap_four_and_straight_flush`` (False), ``ace_low_straight`` (False),
       ``stack`` (100), ``ante`` (1), ``draw_fee`` (0), ``min_bid`` (1),
       ``max_bid`` (8), ``max_bids`` (12).
-    - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it.
+    - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it,
+      ``"rgb_array"`` returns it as a picture (H×W×3 uint8, one size per player count).
 
     ## Version History
 
@@ -176,7 +160,7 @@ class CardPokerEnv(TableEnv):
         self.episode = episode
         self.max_deals = max_deals
         self.n_cards = self.rules.deck_cards.size
-        self.action_space = LegalDiscrete(self.rules.n_actions, self._sample_mask)
+        self.action_space = self._legal_space(self.rules.n_actions)
         self.observation_space = obs_space(self.n_cards, n_players)
         self.match: CardPokerMatch | None = None
 
@@ -192,12 +176,8 @@ class CardPokerEnv(TableEnv):
         assert reward == 0, "the learning player draws in every deal"
         return self._observe(self.agent_seat), self._info()
 
-    def _sample_mask(self) -> np.ndarray:
-        """What ``action_space.sample()`` draws from: the legal actions, or between
-        episodes those of the draw that opens the next one (checkers sample
-        an action before they reset)."""
-        if self.match is not None and not self.match.done:
-            return self.match.game.action_mask()
+    def _opening_mask(self) -> np.ndarray:
+        """The exchanges the learner can pay for in the draw that opens every episode."""
         r = self.rules
         mask = np.zeros(r.n_actions, dtype=bool)
         mask[[a for a in range(N_DISCARDS) if r.draw_fee * a.bit_count() <= r.stack - r.ante]] = 1
@@ -223,6 +203,13 @@ class CardPokerEnv(TableEnv):
         parts.append(render_game(m.game, labels, self.agent_seat))
         return "\n".join(parts)
 
+    def render_rgb(self) -> np.ndarray:
+        from envs.render import draw_card_poker  # Pillow is loaded only when a frame is asked for
+
+        if self.match is None:
+            raise RuntimeError("call reset() before render()")
+        return draw_card_poker(self.match, self._labels(), self.agent_seat)
+
     def _observe(self, seat: int) -> np.ndarray:
         m = self.match
         return observe(m.game, seat, m.deals_left, m.net[seat])
@@ -239,6 +226,8 @@ class CardPokerEnv(TableEnv):
             info["winners"] = list(m.game.showdown.winners)
         return info
 
+
+CardPokerEnv.__doc__ = obs_layout(36, 3).document(CardPokerEnv.__doc__)
 
 __all__ = [
     "CardPokerEnv",

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 __all__ = ["add_rule_argument", "parse_rule_options", "parse_rule_value", "rule_options"]
 
@@ -95,10 +95,18 @@ def rule_options(
     parser: argparse.ArgumentParser,
     args: argparse.Namespace,
     allowed: Collection[str] | None = None,
+    check: Callable[..., object] | None = None,
 ) -> dict[str, bool | int | float | str | None]:
     """The parsed ``--rule`` flags of ``args``; a bad one ends the program through
-    ``parser.error`` (one line, exit status 2)."""
+    ``parser.error`` (one line, exit status 2).
+
+    ``check(**options)`` (e.g. a game's ``make_rules``) judges the values now, before
+    any work: its ``ValueError`` or ``TypeError`` is a bad option too.
+    """
     try:
-        return parse_rule_options(args.rule, allowed)
-    except ValueError as err:
+        options = parse_rule_options(args.rule, allowed)
+        if check is not None:
+            check(**options)
+    except (ValueError, TypeError) as err:
         parser.error(str(err))
+    return options

@@ -10,8 +10,8 @@ import numpy as np
 from agents import Agent
 from envs import games
 from envs.obs.dice_poker import decode_observation, obs_fields, obs_size, obs_space, observe
+from envs.obs.dice_poker import layout as obs_layout
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
-from envs.spaces import LegalDiscrete
 from envs.table import TableEnv
 
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
@@ -43,7 +43,7 @@ class DicePokerEnv(TableEnv):
     """
     ## Description
 
-    Prison dice poker ("зарики", RULES.md sections 1 and 2) for one learning
+    Prison dice poker ("зарики", docs/rules.md sections 1 and 2) for one learning
     player against opponents that are Agents. Each player in turn rolls all
     dice, then may re-roll some of them twice; with the frozen-dice rule a
     die kept after the first roll may not be re-rolled at the third. The
@@ -61,28 +61,14 @@ class DicePokerEnv(TableEnv):
 
     ## Observation Space
 
-    A flat ``Box(float32)`` of ``2*n_dice + 24`` values (34 for five dice):
+    A flat ``Box(float32)`` of ``2*n_dice + 24`` values (34 for five dice),
+    defined by the fields of :func:`envs.obs.dice_poker.layout` (five dice):
 
-    | index (5 dice) | field | meaning |
-    |---|---|---|
-    | 0-4 | dice | own dice, sorted ascending (faces 1-6) |
-    | 5-9 | frozen | 1 where the die may not be re-rolled any more |
-    | 10-15 | face_counts | how many ones .. sixes |
-    | 16 | rolls_used | 1, 2 (the third roll ends the turn) |
-    | 17-20 | hand | own hand: rank, points, tie-break faces (0, 0 unless a face variant) |
-    | 21-24 | best | best finished hand of this round, same layout; rank -1 if none |
-    | 25 | best_count | how many finished players hold that best hand |
-    | 26 | players_after | players of this round still to roll after you |
-    | 27 | round_players | players in this round (all, or the tied in a play-off) |
-    | 28 | pot | chips in the pot |
-    | 29 | playoff | 0 in the main round, k in the k-th play-off |
-    | 30 | seat | your seat at the table |
-    | 31 | position | your place in this round's order (0 = first to roll) |
-    | 32 | games_left | games of the circle still to come after this one |
-    | 33 | chips | your net chips so far this episode |
+    {index_table}
 
-    For six dice every index from ``dice`` on shifts by the two extra dice.
-    Hand ranks follow RULES.md (five dice: nothing 0 .. poker 6; six dice:
+    For six dice every index from ``frozen`` on shifts by one, from
+    ``face_counts`` on by two.
+    Hand ranks follow docs/rules.md sections 1 and 2 (five dice: nothing 0 .. poker 6; six dice:
     nothing 0 .. poker 10). :func:`decode_observation` splits a vector into
     these fields. Only the best finished hand matters for who wins, so the
     observation carries that rather than every earlier player's dice.
@@ -112,7 +98,8 @@ class DicePokerEnv(TableEnv):
     - Rules: ``ante`` (1), ``lock_kept_dice`` (True), ``full_house_tiebreak``
       ("sum" | "triple"), ``two_pairs_tiebreak`` ("sum" | "high_pair"),
       ``six_dice_low_hands`` (True), ``pyramid`` ("monotone" | "ascending" | "any").
-    - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it.
+    - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it,
+      ``"rgb_array"`` returns it as a picture (H×W×3 uint8, one size per player count).
 
     ## Version History
 
@@ -141,7 +128,7 @@ class DicePokerEnv(TableEnv):
         self._check_render_mode(render_mode)
         self.first_player = first_player
         self.episode = episode
-        self.action_space = LegalDiscrete(self.rules.n_actions, self.action_masks)
+        self.action_space = self._legal_space(self.rules.n_actions)
         self.observation_space = obs_space(n_dice)
         self.match: DicePokerMatch | None = None
 
@@ -161,6 +148,10 @@ class DicePokerEnv(TableEnv):
         assert reward == 0, "the learning player plays in every main round"
         return self._observe(self.agent_seat), self._info()
 
+    def _opening_mask(self) -> np.ndarray:
+        # the first decision follows the first roll: nothing is frozen yet
+        return np.ones(self.rules.n_actions, dtype=bool)
+
     def render_text(self) -> str:
         if self.match is None:
             return "(not started: call reset())"
@@ -172,6 +163,13 @@ class DicePokerEnv(TableEnv):
             + ", ".join(f"{labels[s]} {c:+d}" for s, c in enumerate(m.chips))
         )
         return header + "\n" + render_game(m.game, labels)
+
+    def render_rgb(self) -> np.ndarray:
+        from envs.render import draw_dice_poker  # Pillow is loaded only when a frame is asked for
+
+        if self.match is None:
+            raise RuntimeError("call reset() before render()")
+        return draw_dice_poker(self.match, self._labels())
 
     def _observe(self, seat: int) -> np.ndarray:
         m = self.match
@@ -187,6 +185,8 @@ class DicePokerEnv(TableEnv):
             info["winner"] = self.match.game.winner
         return info
 
+
+DicePokerEnv.__doc__ = obs_layout(5).document(DicePokerEnv.__doc__)
 
 __all__ = [
     "DicePokerEnv",

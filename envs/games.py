@@ -62,9 +62,11 @@ class Game:
     aec_kwargs: Mapping[str, Any] = field(default_factory=dict)
     agents: Mapping[str, str] = field(default_factory=dict)  # agent name -> "module:Class"
     check_options: Callable[[dict], None] | None = None  # game-level checks before the rules
-    # "module:Class" of the batched engine core (envs.batched), built as Class(n, rules, seed);
-    # it also gives the id a gym.make_vec vector_entry_point (envs.vector)
+    # "module:Class" of the batched engine core (envs.batched), built as Class(n, rules, seed,
+    # **the table options it lists in table_options); it also gives the id a gym.make_vec
+    # vector_entry_point (envs.vector)
     batched_engine: str | None = None
+    title: str = ""  # the game's name for people (tables, reports); the name if empty
 
     def __post_init__(self) -> None:
         if self.result not in RESULT_KINDS:
@@ -72,6 +74,8 @@ class Game:
         object.__setattr__(self, "gym_kwargs", MappingProxyType(dict(self.gym_kwargs)))
         object.__setattr__(self, "aec_kwargs", MappingProxyType(dict(self.aec_kwargs)))
         object.__setattr__(self, "agents", MappingProxyType(dict(self.agents)))
+        if not self.title:
+            object.__setattr__(self, "title", self.name)
 
     def make_rules(self, **options):
         """The validated rules object of these options.
@@ -181,6 +185,18 @@ def check_whole(key: str, value: Any, low: int, high: int | None = None) -> int:
     return int(value)
 
 
+def check_positive(key: str, value: Any) -> float:
+    """``value`` as a finite number > 0 (an int or float, not a bool), e.g. ``reward_scale``."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not np.isfinite(value)
+        or value <= 0
+    ):
+        raise ValueError(f"{key} must be a positive number, got {value!r}")
+    return float(value)
+
+
 def check_seat(key: str, value: Any, n_players: int, word: str) -> int | str:
     """``value`` is ``word`` (e.g. "random", "roll") or a seat 0..n_players-1 (not a bool)."""
     if value == word and isinstance(value, str):
@@ -218,6 +234,7 @@ def _five_dice_only(options: dict) -> None:
 def _dice_game(name: str, n_dice: int, gym_id: str) -> Game:
     return Game(
         name=name,
+        title=f"Prison dice poker, {n_dice} dice",
         result="chips",
         rule_options=_DICE_OPTIONS,
         table_options=DICE_TABLE,
@@ -233,12 +250,14 @@ def _dice_game(name: str, n_dice: int, gym_id: str) -> Game:
         aec_kwargs={"n_dice": n_dice},
         agents=_DICE_AGENTS,
         check_options=_five_dice_only if n_dice == 5 else None,
+        batched_engine="envs.batched.dice_poker:BatchedDicePokerSingle",
     )
 
 
-def _scorecard_game(name: str, rule_set: str, gym_id: str) -> Game:
+def _scorecard_game(name: str, rule_set: str, gym_id: str, title: str) -> Game:
     return Game(
         name=name,
+        title=title,
         result="points",
         rule_options=scorecard.OPTION_NAMES,
         table_options=SCORECARD_TABLE,
@@ -260,11 +279,14 @@ def _scorecard_game(name: str, rule_set: str, gym_id: str) -> Game:
 
 register(_dice_game("dice_poker", 5, "DicePoker-v0"))
 register(_dice_game("dice_poker6", 6, "DicePoker6-v0"))
-register(_scorecard_game("yahtzee", "russian", "Yahtzee-v0"))
-register(_scorecard_game("yahtzee_classic", "classic", "YahtzeeClassic-v0"))
+register(
+    _scorecard_game("yahtzee", "russian", "Yahtzee-v0", "Покер на костях (russian scorecard game)")
+)
+register(_scorecard_game("yahtzee_classic", "classic", "YahtzeeClassic-v0", "Classic Yahtzee"))
 register(
     Game(
         name="card_poker",
+        title="Card poker",
         result="chips",
         rule_options=tuple(f.name for f in fields(CardPokerRules)),
         table_options=CARD_TABLE,
@@ -280,7 +302,9 @@ register(
             "heuristic": "agents.heuristic.card_poker:CardPokerCareful",
             "careful": "agents.heuristic.card_poker:CardPokerCareful",
             "bluffer": "agents.heuristic.card_poker:CardPokerBluffer",
+            "quick": "agents.heuristic.card_poker_batch:CardPokerQuick",
         },
+        batched_engine="envs.batched.card_poker:BatchedCardPokerTable",
     )
 )
 
@@ -297,6 +321,7 @@ __all__ = [
     "RESULT_KINDS",
     "Game",
     "by_gym_id",
+    "check_positive",
     "check_seat",
     "check_whole",
     "get",

@@ -7,15 +7,52 @@ from collections.abc import Sequence
 
 import gymnasium as gym
 import numpy as np
+from gymnasium import spaces
 
 from agents import Agent, make_agent
 from envs import games
+from envs.spaces import LegalDiscrete, to_action
 
 
 class TextRenderEnv(gym.Env):
-    """``render_mode="ansi"`` returns :meth:`render_text`; ``"human"`` prints it."""
+    """``render_mode="ansi"`` returns :meth:`render_text`; ``"human"`` prints it;
+    ``"rgb_array"`` returns :meth:`render_rgb`, a picture drawn by :mod:`envs.render`.
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    Also what every single-agent env shares about actions: a
+    :class:`~envs.spaces.LegalDiscrete` space (:meth:`_legal_space`), rebuilt
+    for a copied or unpickled env so that it samples from the copy's state.
+    """
+
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
+
+    @abstractmethod
+    def action_masks(self) -> np.ndarray:
+        """Legal actions now (all False before reset and once the episode is over)."""
+
+    @abstractmethod
+    def _opening_mask(self) -> np.ndarray:
+        """Actions legal at the first decision of every episode."""
+
+    def _sample_mask(self) -> np.ndarray:
+        """What ``action_space.sample()`` draws from while the episode runs."""
+        return self.action_masks()
+
+    def _legal_space(self, n: int) -> LegalDiscrete:
+        return LegalDiscrete(n, self._sample_mask, self._opening_mask)
+
+    def _action(self, action: object) -> int:
+        """``action`` as an int (see :func:`envs.spaces.to_action`), or the ValueError."""
+        return to_action(action, lambda: np.flatnonzero(self.action_masks()))
+
+    def __setstate__(self, state: dict) -> None:
+        # copy.deepcopy and pickle: the LegalDiscrete came back as a plain Discrete
+        # without its env (see LegalDiscrete.__reduce__); bind a new one to this copy.
+        self.__dict__.update(state)
+        space = self.__dict__.get("action_space")
+        if type(space) is spaces.Discrete:
+            fresh = self._legal_space(int(space.n))
+            fresh._np_random = space._np_random
+            self.action_space = fresh
 
     def _check_render_mode(self, render_mode: str | None) -> None:
         if render_mode not in (None, *self.metadata["render_modes"]):
@@ -29,10 +66,16 @@ class TextRenderEnv(gym.Env):
     def render_text(self) -> str:
         """The table as text."""
 
+    @abstractmethod
+    def render_rgb(self) -> np.ndarray:
+        """The table as an H×W×3 uint8 frame, one size for the whole episode."""
+
     def render(self):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
+        if self.render_mode == "rgb_array":
+            return self.render_rgb()
         text = self.render_text()
         if self.render_mode == "human":
             print(text)
@@ -108,7 +151,7 @@ class TableEnv(TextRenderEnv):
             raise RuntimeError("call reset() before step()")
         if self.match.done:
             raise RuntimeError("the episode is over; call reset()")
-        reward = self.match.step(action).get(self.agent_seat, 0) + self._advance()
+        reward = self.match.step(self._action(action)).get(self.agent_seat, 0) + self._advance()
         if self.render_mode == "human":
             print(self.render_text())
         return self._observe(self.agent_seat), float(reward), self.match.done, False, self._info()

@@ -13,9 +13,15 @@ finished one in ``infos["final_obs"]`` (an object array, ``None`` elsewhere; the
 array, finished games reset in the same step with ``terminal_observation`` and an
 ``episode`` record (``r``, ``l``, ``t``, as SB3's ``Monitor`` writes) in their info.
 
-An engine is any object with ``n``, ``n_actions``, ``reset(which=None)``,
-``step(actions) -> rewards``, ``done``, ``observe()`` and ``action_masks()``
-(``envs.batched``); :func:`make_engine` builds the one of a registered id.
+An engine is any object with ``n``, ``n_actions``, ``layout`` (its observation layout),
+``reset(which=None)``, ``step(actions) -> rewards``, ``done``, ``observe()`` and
+``action_masks()`` (``envs.batched``); :func:`make_engine` builds the one of a registered
+id. An engine class lists the table options it takes, with their defaults, in
+``table_options`` (e.g. the poker tables' ``n_players``, ``opponents``, ``agent_seat``);
+opponents given by name ("heuristic", "random", "ppo:PATH") are built with
+``agents.make_agent`` and play through their ``act_batch``, and a callable on a batch of
+(observations, masks) sits as it is; an engine with ``seed(seed)`` is re-seeded through it
+(its opponents too).
 """
 
 from __future__ import annotations
@@ -52,11 +58,14 @@ def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
         if options.pop(key) != fixed:
             raise ValueError(f"{env_id} is played with {key}={fixed!r}")
     rule_options, table = game.split_options(options)
-    wrong = sorted(set(table) - set(_BATCH_TABLE))
+    module, cls = game.batched_engine.split(":")
+    engine_cls = getattr(import_module(module), cls)
+    takes = dict(getattr(engine_cls, "table_options", {}))  # its own table options, defaults
+    wrong = sorted(set(table) - set(_BATCH_TABLE) - set(takes))
     if wrong:
         raise TypeError(
             f"option(s) {wrong} do not apply to the batched {env_id}; it takes the rule "
-            f"options {list(game.rule_options)} and {list(_BATCH_TABLE)}"
+            f"options {list(game.rule_options)} and {[*_BATCH_TABLE, *takes]}"
         )
     reward_scale = table.get("reward_scale", 1.0)
     if (
@@ -67,9 +76,42 @@ def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
     ):
         raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
     rules = game.make_rules(**rule_options)
-    module, cls = game.batched_engine.split(":")
-    engine = getattr(import_module(module), cls)(int(num_envs), rules, seed=seed)
-    return engine, game.layout(rules, 1).box(), float(reward_scale)
+    kwargs = {k: table[k] for k in takes if k in table}
+    if "opponents" in takes:
+        spec = kwargs.get("opponents", takes["opponents"])
+        kwargs["opponents"] = _opponents(spec, game.name, rule_options)
+    engine = engine_cls(int(num_envs), rules, seed=seed, **kwargs)
+    return engine, engine.layout.box(), float(reward_scale)
+
+
+def _opponents(spec: Any, game: str, rules: dict) -> Any:
+    """Opponent specs as batched policies: a name becomes ``make_agent(name, game)`` (one
+    agent per distinct name), an Agent or any callable on (observations, masks) stays."""
+    from agents import Agent, make_agent  # the wrappers sit above the agents
+
+    made: dict[str, Agent] = {}
+
+    def one(s: Any) -> Any:
+        if isinstance(s, str):
+            if s not in made:
+                made[s] = make_agent(s, game, **rules)
+            return made[s]
+        if isinstance(s, Agent) or callable(s):
+            return s
+        raise ValueError(
+            f"an opponent is an agent name (e.g. 'heuristic'), an Agent or a callable on a "
+            f"batch of (observations, masks), got {s!r}"
+        )
+
+    return [one(s) for s in spec] if isinstance(spec, list | tuple) else one(spec)
+
+
+def _reseed(engine: Any, seed: int) -> None:
+    """A fresh Generator from ``seed`` for the engine (and its opponents, where it has any)."""
+    if callable(getattr(engine, "seed", None)):
+        engine.seed(seed)
+    else:
+        engine.rng = np.random.default_rng(seed)
 
 
 class _Episodes:
@@ -113,7 +155,7 @@ class BatchedVectorEnv(VectorEnv):
         if options:
             raise ValueError(f"reset takes no options, got {options!r}")
         if seed is not None:
-            self.engine.rng = np.random.default_rng(seed)
+            _reseed(self.engine, seed)
         self.engine.reset()
         self._episodes = _Episodes(self.num_envs)
         self._started = True
@@ -159,7 +201,7 @@ class BatchedVecEnv(VecEnv):
 
     def reset(self) -> np.ndarray:
         if self._seeds[0] is not None:
-            self.engine.rng = np.random.default_rng(self._seeds[0])
+            _reseed(self.engine, self._seeds[0])
         self._reset_seeds()
         self.engine.reset()
         self._episodes = _Episodes(self.num_envs)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs import games
 from envs.obs.yahtzee import decode_observation, obs_fields, obs_size, obs_space, observe
+from envs.obs.yahtzee import layout as obs_layout
 from envs.rules.scorecard import (
     MAX_ROLLS,
     N_REROLL_ACTIONS,
@@ -13,7 +15,6 @@ from envs.rules.scorecard import (
     ScorecardGame,
     make_rules,
 )
-from envs.spaces import LegalDiscrete
 from envs.table import TextRenderEnv
 
 
@@ -55,11 +56,11 @@ class YahtzeeEnv(TextRenderEnv):
     ## Description
 
     One player's whole game of a scorecard dice game. ``Yahtzee-v0`` is the
-    Russian "Покер на костях" (RULES.md section 4): 17 turns, six stage-1
+    Russian "Покер на костях" (docs/rules.md section 4): 17 turns, six stage-1
     rows (count of the face minus three, times the face; +50 at a stage-1
     sum >= 0) before eleven stage-2 rows that are doubled when filled right
-    after the first roll. ``YahtzeeClassic-v0`` is classic Yahtzee (RULES.md
-    section 5): 13 turns, upper bonus, Yahtzee bonus and the joker rule.
+    after the first roll. ``YahtzeeClassic-v0`` is classic Yahtzee
+    (docs/rules.md section 5): 13 turns, upper bonus, Yahtzee bonus and the joker rule.
     Each turn starts with a roll of all five dice; up to two re-rolls of any
     dice follow; the turn ends when a row is filled.
 
@@ -82,21 +83,13 @@ class YahtzeeEnv(TextRenderEnv):
     ## Observation Space
 
     A flat ``Box(float32)`` of ``2*n_rows + 18`` values (52 russian, 44
-    classic), ``n`` = number of rows:
+    classic), defined by the fields of :func:`envs.obs.yahtzee.layout`; for the
+    russian card (17 rows):
 
-    | index | field | meaning |
-    |---|---|---|
-    | 0-5 | face_counts | how many ones .. sixes |
-    | 6-10 | dice | the dice, sorted ascending (faces 1-6) |
-    | 11 | rolls_used | 1, 2 or 3 rolls of this turn so far |
-    | 12 .. 11+n | open_rows | 1 where row k is still open |
-    | 12+n | stage | russian: 1 while a stage-1 row is open, then 2; classic: 0 |
-    | 13+n | upper_sum | sum of the filled stage-1 (russian) / upper (classic) rows |
-    | 14+n | bonus | the card bonus earned so far: russian 0/50, classic 0/35 |
-    | 15+n | yahtzee_scored | classic: the Yahtzee row holds 50 (extra Yahtzees earn 100) |
-    | 16+n | joker | classic: the dice are a Yahtzee and the Yahtzee row is filled |
-    | 17+n | total | the card's total so far, bonuses included |
-    | 18+n .. 17+2n | fill_points | what filling row k now would gain (0 where illegal) |
+    {index_table}
+
+    Classic (13 rows) has 13 values of ``open_rows`` and of ``fill_points``, so
+    every index after ``open_rows`` is 4 lower.
 
     Everything an exact player needs is here (the open rows, the upper sum,
     the Yahtzee-row state, the dice and rolls used); ``fill_points`` and
@@ -123,7 +116,8 @@ class YahtzeeEnv(TextRenderEnv):
     - russian: ``scratch`` ("only_if_nothing" | "any").
     - classic: ``yahtzee_bonus`` (True), ``joker`` ("forced" | "free" | "none").
     - ``reward_scale`` (1.0): rewards are points times this.
-    - ``render_mode``: ``"ansi"`` returns the dice and the card as text, ``"human"`` prints it.
+    - ``render_mode``: ``"ansi"`` returns the dice and the card as text, ``"human"`` prints it,
+      ``"rgb_array"`` returns them as a picture (H×W×3 uint8, one size per rule set).
 
     ## Version History
 
@@ -143,17 +137,10 @@ class YahtzeeEnv(TextRenderEnv):
                 f"unknown argument(s) {unknown} for YahtzeeEnv; rule options are {OPTION_NAMES}"
             )
         self.rules = make_rules(rules, **options)
-        if (
-            isinstance(reward_scale, bool)
-            or not isinstance(reward_scale, int | float)
-            or not np.isfinite(reward_scale)
-            or reward_scale <= 0
-        ):
-            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
         self._check_render_mode(render_mode)
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = games.check_positive("reward_scale", reward_scale)
         self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
-        self.action_space = LegalDiscrete(self.n_actions, self.action_masks)
+        self.action_space = self._legal_space(self.n_actions)
         self.observation_space = obs_space(self.rules)
         self.game: ScorecardGame | None = None
 
@@ -163,6 +150,7 @@ class YahtzeeEnv(TextRenderEnv):
         if options:
             raise ValueError(f"YahtzeeEnv.reset takes no options, got {options!r}")
         self.game = ScorecardGame(self.np_random, self.rules)
+        self._last: tuple[int, int] | None = None  # (seat, action) for the picture
         if self.render_mode == "human":
             print(self.render_text())
         return observe(self.game), self._info()
@@ -172,7 +160,9 @@ class YahtzeeEnv(TextRenderEnv):
             raise RuntimeError("call reset() before step()")
         if self.game.done:
             raise RuntimeError("the episode is over; call reset()")
-        points = self.game.step(action)  # raises on an illegal action, changing nothing
+        # raises on an illegal action, changing nothing
+        points = self.game.step(self._action(action))
+        self._last = (0, int(action))
         if self.render_mode == "human":
             print(self.render_text())
         reward = points * self.reward_scale
@@ -184,11 +174,24 @@ class YahtzeeEnv(TextRenderEnv):
             return np.zeros(self.n_actions, dtype=bool)
         return self.game.action_mask()
 
+    def _opening_mask(self) -> np.ndarray:
+        # a turn opens with roll 1 of 3: every re-roll is legal, the rows depend on the dice
+        mask = np.zeros(self.n_actions, dtype=bool)
+        mask[1:N_REROLL_ACTIONS] = True
+        return mask
+
     def render_text(self) -> str:
         if self.game is None:
             return "(not started: call reset())"
         name = "Покер на костях" if self.rules.rules == "russian" else "Classic Yahtzee"
         return render_card(self.game, f"{name} ({self.rules.rules}), turn {self._turn()}")
+
+    def render_rgb(self) -> np.ndarray:
+        from envs.render import draw_scorecard  # Pillow is loaded only when a frame is asked for
+
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        return draw_scorecard([self.game], 0, {0: "you"}, self._last)
 
     # -- internals -------------------------------------------------------------
     def _turn(self) -> int:
@@ -206,6 +209,8 @@ class YahtzeeEnv(TextRenderEnv):
             "rolls_used": self.game.rolls_used,
         }
 
+
+YahtzeeEnv.__doc__ = obs_layout("russian").document(YahtzeeEnv.__doc__)
 
 __all__ = [
     "YahtzeeEnv",

@@ -8,8 +8,21 @@ from collections.abc import Iterable
 import pytest
 
 
+def step_faces(
+    n_dice: int, reroll: dict[int, int] | None = None, next_roll: Iterable[int] | None = None
+) -> list[int]:
+    """The ``chance`` of one dice poker step (``envs.rules.dice_poker``): die ``i`` re-rolled
+    comes up ``reroll[i]``; ``next_roll`` is the roll of the turn the step starts. Faces the
+    step does not read are filled with ones."""
+    faces = [1] * n_dice
+    for i, face in (reroll or {}).items():
+        faces[i] = face
+    return faces + (list(next_roll) if next_roll is not None else [])
+
+
 class ScriptedDice:
-    """A stand-in for ``numpy.random.Generator`` whose dice come from a script.
+    """A stand-in for ``numpy.random.Generator`` whose dice come from a script (for code
+    that has no chance seam, e.g. the play tables that take a generator).
 
     ``envs.rules.dice.roll`` draws one number below ``6**n`` and reads the
     ordered roll it indexes; this answers that draw with the next ``n``
@@ -31,3 +44,8 @@ class ScriptedDice:
 @pytest.fixture
 def scripted():
     return ScriptedDice
+
+
+@pytest.fixture
+def faces():
+    return step_faces

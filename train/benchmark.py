@@ -4,6 +4,7 @@
     python train/benchmark.py --game card_poker --agents random careful bluffer --players 4
     python train/benchmark.py --game yahtzee --agents random heuristic optimal ppo:runs/x/model.zip
     python train/benchmark.py --game yahtzee_classic --agents heuristic optimal --rule joker=free
+    python train/benchmark.py --game dice_poker --agents optimal heuristic --record game.gif
 
 Any agent spec of ``agents.make_agent`` takes any seat (``ppo:PATH`` loads a trained
 model). ``--players`` seats are filled by the specs in turn (seat k gets spec
@@ -17,6 +18,9 @@ any ``--workers``; see :mod:`agents.arena` for the details.
 
 Writes a markdown table to stdout and ``results.csv``, ``results.json`` and
 ``chart.png`` to ``--out`` (default ``benchmarks/results/{game}__{seed}/``).
+``--record OUT.gif|OUT.mp4`` also records one game of the agents at one table (seat k
+plays agent k mod the number of specs; scorecard games played alone put every agent at
+one table, each with their own card), as :func:`envs.render.record.record_game` draws it.
 """
 
 from __future__ import annotations
@@ -25,12 +29,15 @@ import argparse
 import csv
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
 
 from agents import AGENTS, GAMES
 from agents.arena import ArenaResult, build_agents, default_workers, make_setup, run_arena
+from agents.atomic import atomic_write, write_text
+from envs import games
 from envs.cli import add_rule_argument, rule_options
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,12 +76,33 @@ def _finite(x):
     return x
 
 
+OUTPUTS = ("results.json", "results.csv", "chart.png")
+
+
+def check_out(out: Path) -> None:
+    """Fail before any game is played if the results could not be written to ``out``."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(
+            f"--out {str(out)!r} is a file; give a folder (it receives {', '.join(OUTPUTS)})"
+        )
+    existing = out
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"--out {str(out)!r}: {str(existing)!r} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {str(out)!r}: no permission to write in {str(existing)!r}")
+    for name in OUTPUTS:
+        if (out / name).is_dir():
+            raise ValueError(f"--out {str(out)!r}: {name} there is a folder; results go in files")
+
+
 def write_outputs(result: ArenaResult, out: Path, chart: bool = True) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "results.json", out / "results.csv"]
-    paths[0].write_text(json.dumps(_finite(result.to_json()), indent=1) + "\n")
+    write_text(paths[0], json.dumps(_finite(result.to_json()), indent=1) + "\n")
     rows = result.csv_rows()
-    with paths[1].open("w", newline="") as f:
+    with atomic_write(paths[1], "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
@@ -113,7 +141,23 @@ def build_parser() -> argparse.ArgumentParser:
     add_rule_argument(parser, "--option", example="joker=free")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--no-chart", action="store_true")
+    parser.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        metavar="OUT.gif|OUT.mp4",
+        help="also record one game of these agents as an animated GIF or an MP4",
+    )
     return parser
+
+
+def record_one_game(args: argparse.Namespace, players: int, rules: dict) -> Path:
+    """One game of ``args.agents`` at one table (alone-play: all of them at one table)."""
+    from envs.render.record import record_game
+
+    if players == 1:
+        players = len(args.agents)
+    return record_game(args.game, args.agents, args.record, players, args.seed, **rules)
 
 
 def main(argv: list[str] | None = None) -> ArenaResult:
@@ -123,11 +167,19 @@ def main(argv: list[str] | None = None) -> ArenaResult:
         parser.error(f"--games must be at least 1, got {args.games}")
     if args.workers < 1:
         parser.error(f"--workers must be at least 1, got {args.workers}")
-    rules = rule_options(parser, args)
+    if args.seed < 0:
+        parser.error(f"--seed must be a whole number >= 0, got {args.seed}")
+    out = args.out or ROOT / "benchmarks" / "results" / f"{args.game}__{args.seed}"
+    rules = rule_options(parser, args, games.get(args.game).rule_options)
     try:
         for spec in args.agents:
             check_spec(spec, args.game)
+        check_out(out)
         setup = make_setup(args.game, args.agents, args.players, **rules)
+        if args.record is not None:
+            from envs.render.record import check_path
+
+            check_path(args.record)
         agents = build_agents(setup)
     except (ValueError, TypeError, FileNotFoundError) as err:
         parser.error(str(err))
@@ -148,8 +200,9 @@ def main(argv: list[str] | None = None) -> ArenaResult:
     options = ", ".join(f"{k}={v}" for k, v in rules.items()) or "default rules"
     print(f"{args.game}: {args.games} games, {mode}, {options}, seed {args.seed}\n")
     print(result.markdown())
-    out = args.out or ROOT / "benchmarks" / "results" / f"{args.game}__{args.seed}"
     paths = write_outputs(result, out, chart=not args.no_chart)
+    if args.record is not None:
+        paths.append(record_one_game(args, setup.players, rules))
     print(
         f"\n({elapsed:.0f} s, {args.workers} workers; wrote {', '.join(map(str, paths))})",
         file=sys.stderr,

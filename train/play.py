@@ -36,9 +36,13 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make ``train.playing`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents import GAMES, make_agent  # noqa: E402
+from agents import make_agent  # noqa: E402
+from envs import games as registry  # noqa: E402
 from envs.cli import add_rule_argument, parse_rule_options  # noqa: E402
-from train.playing.base import GAME_TITLES, MoveError, Quit, SetupError, Table  # noqa: E402
+from envs.rules.card_poker import CardPokerRules  # noqa: E402
+from envs.rules.dice_poker import DicePokerRules  # noqa: E402
+from envs.rules.scorecard import ScorecardRules  # noqa: E402
+from train.playing.base import MoveError, Quit, SetupError, Table  # noqa: E402
 from train.playing.card_poker import CardPokerTable  # noqa: E402
 from train.playing.coach import (  # noqa: E402
     Coach,
@@ -57,51 +61,65 @@ from train.playing.console import (  # noqa: E402
 from train.playing.dice_poker import DicePokerTable  # noqa: E402
 from train.playing.scorecard import ScorecardTable  # noqa: E402
 
-SCORECARD_RULES = {"yahtzee": "russian", "yahtzee_classic": "classic"}
-DEFAULT_PLAYERS = {"dice_poker": 3, "dice_poker6": 3, "card_poker": 3}
-TABLES: dict[str, type[Table]] = {
-    "dice_poker": DicePokerTable,
-    "dice_poker6": DicePokerTable,
-    "card_poker": CardPokerTable,
-    "yahtzee": ScorecardTable,
-    "yahtzee_classic": ScorecardTable,
+# the table of each kind of rules object (a new game with new kinds of rules brings its table)
+TABLES: dict[type, type[Table]] = {
+    DicePokerRules: DicePokerTable,
+    ScorecardRules: ScorecardTable,
+    CardPokerRules: CardPokerTable,
 }
+# players when one opponent spec is given without --players: three at a betting table
+# (the envs' default), you and one other at a scorecard game
+DEFAULT_PLAYERS = {"chips": 3, "points": 2}
 
 
-def parse_rules(items: Sequence[str]) -> dict:
-    """``["key=value", ...]`` -> ``{key: parsed value}`` (:func:`envs.cli.parse_rule_options`)."""
+def parse_rules(items: Sequence[str], game: str | None = None) -> dict:
+    """``["key=value", ...]`` -> ``{key: parsed value}`` (:func:`envs.cli.parse_rule_options`).
+
+    With ``game``, only its rule options (the registry's) are allowed; an option that the
+    game itself fixes (``n_dice`` of the dice games, ``rules`` of the scorecard games)
+    is named as such.
+    """
+    allowed = None
+    if game is not None:
+        try:
+            record = registry.get(game)
+        except ValueError as e:
+            raise SetupError(str(e)) from None
+        allowed = record.rule_options
+        for item in items:
+            key = item.partition("=")[0].strip()
+            if key in record.gym_kwargs:
+                raise SetupError(
+                    f"--rule {key}: {key} comes with --game ({game} is "
+                    f"{key}={record.gym_kwargs[key]!r})"
+                )
     try:
-        return parse_rule_options(items)
+        return parse_rule_options(items, allowed)
     except ValueError as e:
         raise SetupError(f"--rule: {e}") from None
 
 
-def game_rules(game: str, n_players: int, options: dict):
-    """The rules object of ``game`` with ``options``, checked (the one place play builds them).
+def game_rules(game: str, options: dict):
+    """The rules object of ``game`` with ``options``, checked: the registry's
+    :meth:`~envs.games.Game.make_rules` (the one place play builds them), which names a
+    bad option and the allowed ones."""
+    return registry.get(game).make_rules(**options)
 
-    The envs validate the rule options and name the bad ones and the allowed ones.
-    """
-    if game in SCORECARD_RULES:
-        from envs.yahtzee import YahtzeeEnv
 
-        return YahtzeeEnv(rules=SCORECARD_RULES[game], **options).rules
-    if game == "card_poker":
-        from envs.multi import card_poker_v0
-
-        return card_poker_v0.raw_env(n_players=max(n_players, 2), **options).rules
-    from envs.multi import dice_poker_v0
-
-    if "n_dice" in options:
-        raise SetupError("the number of dice comes with --game (dice_poker or dice_poker6)")
-    n_dice = 5 if game == "dice_poker" else 6
-    return dice_poker_v0.raw_env(n_dice=n_dice, n_players=n_players, **options).rules
+def table_class(rules) -> type[Table]:
+    """The table that plays games of ``rules``."""
+    for kind, table in TABLES.items():
+        if isinstance(rules, kind):
+            return table
+    raise SetupError(f"train/playing has no table for {type(rules).__name__}")
 
 
 def _opponent_specs(game: str, opponents: str, players: int | None) -> list[str]:
+    record = registry.get(game)
     specs = [] if opponents.strip().lower() in ("none", "") else opponents.split(",")
     specs = [s.strip() for s in specs]
     if players is None:
-        players = DEFAULT_PLAYERS.get(game, 2) if len(specs) == 1 else len(specs) + 1
+        players = DEFAULT_PLAYERS[record.result] if len(specs) == 1 else len(specs) + 1
         if not specs:
             players = 1
     if len(specs) == 1:  # one spec serves every opponent seat (none when alone)
@@ -111,10 +129,10 @@ def _opponent_specs(game: str, opponents: str, players: int | None) -> list[str]
             f"--players {players} needs {players - 1} opponents, but --opponents lists "
             f"{len(specs)} ({opponents!r}); give one spec for all or one per seat"
         )
-    low = 1 if game in SCORECARD_RULES else 2
-    if not low <= players <= 6:
-        what = "1-6 (1 = alone)" if low == 1 else "2-6"
-        raise SetupError(f"{GAME_TITLES[game]} takes {what} players, got {players}")
+    low, high = record.players
+    if not low <= players <= high:
+        what = f"{low}-{high}" + (" (1 = alone)" if low == 1 else "")
+        raise SetupError(f"{record.title} takes {what} players, got {players}")
     return specs
 
 
@@ -132,8 +150,8 @@ def build_table(
 
     ``say`` hears a note before a slow first solve of the optimal scorecard player.
     """
-    if game not in GAMES:
-        raise SetupError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+    if game not in registry.names():
+        raise SetupError(f"unknown game {game!r}; choose one of {', '.join(registry.names())}")
     if games < 1:
         raise SetupError(f"--games must be at least 1, got {games}")
     rules = dict(rules or {})
@@ -144,9 +162,9 @@ def build_table(
     if not isinstance(seed, int) or seed < 0:
         raise SetupError(f"--seed must be a whole number >= 0, got {seed}")
     try:
-        rule_set = game_rules(game, n, rules)
+        rule_set = game_rules(game, rules)
         others = [s for s in range(n) if s != seat]
-        if game in SCORECARD_RULES and "optimal" in specs:
+        if "optimal" in specs:
             solving_note(rule_set, game, say)
         agents = {s: make_agent(spec, game, **rules) for s, spec in zip(others, specs, strict=True)}
         rng = np.random.default_rng(seed)
@@ -154,7 +172,7 @@ def build_table(
             agents[s].seed(int(rng.integers(2**63)))
         # the deal or first roll happens here: a rule set that cannot start a game
         # (card poker stacks below the ante) fails now, not mid-game
-        table = TABLES[game](game, rule_set, seat, agents, rng, games)
+        table = table_class(rule_set)(game, rule_set, seat, agents, rng, games)
     except (TypeError, ValueError, FileNotFoundError) as e:
         raise SetupError(str(e)) from None
     check_models(table)
@@ -236,7 +254,7 @@ def make_parser() -> argparse.ArgumentParser:
         description="Play a game of dicepoker-gym in the terminal against agents.",
         epilog="Example: python train/play.py --game yahtzee --opponents none --coach",
     )
-    p.add_argument("--game", default="dice_poker", choices=GAMES)
+    p.add_argument("--game", default="dice_poker", choices=registry.names())
     p.add_argument(
         "--opponents",
         default="heuristic",
@@ -270,7 +288,7 @@ def main(
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 10**6)
     try:
         try:
-            rules = parse_rules(args.rule)
+            rules = parse_rules(args.rule, args.game)
             table = build_table(
                 args.game,
                 args.opponents,

@@ -21,6 +21,8 @@ import dataclasses
 import functools
 import inspect
 import json
+import os
+import pickle
 import sys
 import time
 from dataclasses import dataclass, field
@@ -33,7 +35,8 @@ import yaml
 
 import envs  # noqa: F401  (registers the ids)
 from agents import Agent, make_agent
-from agents.ppo import PPOAgent, normalizer_path
+from agents.atomic import atomic_write, sweep_stale_temps, write_text
+from agents.ppo import PPOAgent, load_model, load_normalizer, normalizer_path
 from envs import games
 from envs.cli import add_rule_argument, rule_options
 from envs.vector import BATCHED_IDS, BatchedVecEnv, play_games
@@ -66,8 +69,9 @@ class RunConfig:
     seed: int = 0
     n_envs: int = 4  # parallel envs feeding PPO
     vec_env: str = "dummy"  # "dummy" (one process) or "subproc" (one process per env)
-    # "batched": one numpy engine steps all n_envs games (envs.vector; the scorecard ids);
-    # "scalar": one Gymnasium env per game under vec_env; "auto": batched where it exists
+    # "batched": one numpy engine steps all n_envs games (envs.vector; every id with an engine);
+    # "scalar": one Gymnasium env per game under vec_env; "auto": batched where it exists,
+    # except with self-play
     engine: str = "auto"
     torch_threads: int = 1  # small MLPs on 2 cores: more threads only add contention
     normalize_obs: bool = False  # scale observations by running mean/std (VecNormalize)
@@ -76,6 +80,7 @@ class RunConfig:
     eval_episodes: int = 500  # episodes per evaluation and per opponent
     eval_opponents: list[str] = field(default_factory=lambda: ["heuristic"])  # poker games
     final_eval_episodes: int = 2_000  # episodes of the evaluation after training
+    record_games: int = 2  # evaluation games of the trained model saved as videos/game_k.gif
     checkpoint_every: int = 50_000  # timesteps between checkpoints (for --resume)
     out_dir: str = "runs"
     self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
@@ -102,77 +107,234 @@ class Config:
 
 
 # -- config loading ------------------------------------------------------------------------------
+# The whole config is checked here, before anything is created; every problem is a ConfigError
+# of one line naming the key, the value and what is allowed (exit status 2 from the command line).
+
+
+class ConfigError(ValueError):
+    """A bad config, option or run folder: one line naming the key, the value, what is allowed."""
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and np.isfinite(value)
+
+
+# Range checks of the run: fields: field -> (test, what is allowed).
+RUN_LIMITS: dict[str, tuple[Any, str]] = {
+    "seed": (lambda v: _is_int(v) and 0 <= v < 2**32, "a whole number 0 .. 2**32-1"),
+    "n_envs": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "vec_env": (lambda v: v in ("dummy", "subproc"), "'dummy' or 'subproc'"),
+    "torch_threads": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "normalize_obs": (lambda v: isinstance(v, bool), "true or false"),
+    "total_timesteps": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "eval_every": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "eval_episodes": (
+        lambda v: _is_int(v) and v >= 2,
+        "a whole number >= 2 (a confidence interval needs two episodes)",
+    ),
+    "eval_opponents": (
+        lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+        "a list of agent specs",
+    ),
+    "final_eval_episodes": (
+        lambda v: _is_int(v) and v >= 2,
+        "a whole number >= 2 (a confidence interval needs two episodes)",
+    ),
+    "checkpoint_every": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "out_dir": (lambda v: isinstance(v, str) and v.strip() != "", "a folder name"),
+    "self_play.enabled": (lambda v: isinstance(v, bool), "true or false"),
+    "self_play.snapshot_every": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "self_play.pool_size": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "self_play.heuristic_share": (
+        lambda v: _is_number(v) and 0 <= v <= 1,
+        "a number from 0 to 1",
+    ),
+}
+
+
+_KINDS = {
+    int: "a whole number",
+    float: "a number",
+    bool: "true or false",
+    str: "text",
+    list: "a list",
+    dict: "a mapping",
+}
+
+
+def _type_ok(value: Any, default: Any) -> bool:
+    """``value`` has the type of ``default`` (an int is a float too; a bool is no int)."""
+    if isinstance(default, bool):
+        return isinstance(value, bool)
+    if isinstance(default, int):
+        return _is_int(value)
+    if isinstance(default, float):
+        return _is_int(value) or isinstance(value, float)
+    return isinstance(value, type(default))
 
 
 def _build(cls, data: Any, where: str):
-    """Build dataclass ``cls`` from a mapping, naming any unknown or mistyped key."""
+    """Build dataclass ``cls`` from a mapping, naming any unknown, missing or mistyped key."""
     if not isinstance(data, dict):
-        raise ValueError(f"{where} must be a mapping, got {data!r}")
+        raise ConfigError(f"{where} must be a mapping of keys to values, got {data!r}")
     known = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(known))
+    unknown = sorted(set(data) - set(known), key=str)
     if unknown:
-        raise ValueError(f"unknown key(s) {unknown} in {where}; allowed: {sorted(known)}")
+        raise ConfigError(f"unknown key(s) {unknown} in {where}; allowed: {sorted(known)}")
     values = {}
+    for f in known.values():
+        has_default = f.default is not dataclasses.MISSING or (
+            f.default_factory is not dataclasses.MISSING
+        )
+        if f.name not in data and not has_default:
+            raise ConfigError(f"{where}.{f.name} is missing")
     for name, value in data.items():
         f = known[name]
         default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
         if dataclasses.is_dataclass(default):
             value = _build(type(default), value, f"{where}.{name}")
-        elif (
-            default is not dataclasses.MISSING
-            and not isinstance(value, type(default))
-            and not (isinstance(default, float) and isinstance(value, int))
-        ):
-            raise ValueError(f"{where}.{name} must be {type(default).__name__}, got {value!r}")
+        elif default is not dataclasses.MISSING and not _type_ok(value, default):
+            kind = _KINDS.get(type(default), type(default).__name__)
+            raise ConfigError(f"{where}.{name} must be {kind}, got {value!r}")
         values[name] = value
     return cls(**values)
+
+
+def check_run(run: RunConfig, where: str) -> None:
+    """Every run: field within its range (RUN_LIMITS)."""
+    fields = {**dataclasses.asdict(run)}
+    sp = fields.pop("self_play")
+    fields.update({f"self_play.{k}": v for k, v in sp.items()})
+    for key, (ok, allowed) in RUN_LIMITS.items():
+        if not ok(fields[key]):
+            raise ConfigError(f"{where}.{key} must be {allowed}, got {fields[key]!r}")
+    out = Path(run.out_dir)
+    existing = out
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError(
+            f"{where}.out_dir (--out) {run.out_dir!r}: {str(existing)!r} is a file, not a folder"
+        )
 
 
 ACTIVATIONS = ("tanh", "relu", "elu", "leaky_relu")
 
 
-def _schedule(spec: dict, where: str):
+def _positive(v: Any) -> bool:
+    return _is_number(v) and v > 0
+
+
+def _unit(v: Any) -> bool:
+    return _is_number(v) and 0 <= v <= 1
+
+
+def _schedule_ok(v: Any, value_ok) -> bool:
+    if isinstance(v, dict):
+        ends = v.get("linear")
+        return (
+            set(v) == {"linear"}
+            and isinstance(ends, list)
+            and len(ends) == 2
+            and all(_is_number(e) and e >= 0 for e in ends)
+        )
+    return value_ok(v)
+
+
+def _net_arch_ok(v: Any) -> bool:
+    def layers(x: Any) -> bool:
+        return isinstance(x, list) and all(_is_int(n) and n >= 1 for n in x)
+
+    if isinstance(v, dict):
+        return set(v) <= {"pi", "vf"} and bool(v) and all(layers(x) for x in v.values())
+    return layers(v)
+
+
+# The ``ppo:`` values a YAML file may hold: key -> (test, what is allowed). Other keys of
+# MaskablePPO's constructor are passed through; the constructor itself checks them before
+# the run folder is made.
+PPO_LIMITS: dict[str, tuple[Any, str]] = {
+    "learning_rate": (
+        lambda v: _schedule_ok(v, _positive),
+        "a number > 0 or {linear: [start, end]} (numbers >= 0)",
+    ),
+    "n_steps": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "batch_size": (lambda v: _is_int(v) and v >= 2, "a whole number >= 2"),
+    "n_epochs": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "gamma": (_unit, "a number from 0 to 1"),
+    "gae_lambda": (_unit, "a number from 0 to 1"),
+    "clip_range": (
+        lambda v: _schedule_ok(v, _positive),
+        "a number > 0 or {linear: [start, end]} (numbers >= 0)",
+    ),
+    "clip_range_vf": (
+        lambda v: v is None or _schedule_ok(v, _positive),
+        "null, a number > 0 or {linear: [start, end]}",
+    ),
+    "normalize_advantage": (lambda v: isinstance(v, bool), "true or false"),
+    "ent_coef": (lambda v: _is_number(v) and v >= 0, "a number >= 0"),
+    "vf_coef": (lambda v: _is_number(v) and v >= 0, "a number >= 0"),
+    "max_grad_norm": (_positive, "a number > 0"),
+    "target_kl": (lambda v: v is None or _positive(v), "null or a number > 0"),
+    "stats_window_size": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "policy_kwargs": (lambda v: v is None or isinstance(v, dict), "a mapping"),
+    "policy_kwargs.net_arch": (
+        _net_arch_ok,
+        "a list of layer sizes (whole numbers >= 1) or {pi: [...], vf: [...]}",
+    ),
+    "policy_kwargs.activation_fn": (lambda v: v in ACTIVATIONS, f"one of {list(ACTIVATIONS)}"),
+    "policy_kwargs.ortho_init": (lambda v: isinstance(v, bool), "true or false"),
+}
+
+
+def _schedule(spec: dict):
     """``{linear: [start, end]}`` -> an SB3 schedule of the remaining progress."""
-    if set(spec) != {"linear"} or len(spec["linear"]) != 2:
-        raise ValueError(f"{where} must be a number or {{linear: [start, end]}}, got {spec!r}")
     start, end = (float(v) for v in spec["linear"])
     return lambda progress_remaining: end + (start - end) * progress_remaining
 
 
 def ppo_arguments(ppo: dict[str, Any]) -> dict[str, Any]:
-    """Check the ``ppo:`` keys against MaskablePPO's constructor and turn YAML into objects."""
+    """Check the ``ppo:`` keys and values (PPO_LIMITS) against MaskablePPO's constructor
+    and turn YAML into objects."""
     from sb3_contrib import MaskablePPO
 
+    if not isinstance(ppo, dict):
+        raise ConfigError(f"ppo: must be a mapping of MaskablePPO's arguments, got {ppo!r}")
     allowed = set(inspect.signature(MaskablePPO.__init__).parameters) - {"self", "env"}
     allowed -= {"tensorboard_log", "seed", "verbose", "_init_setup_model", "device"}
-    unknown = sorted(set(ppo) - allowed)
+    unknown = sorted(set(ppo) - allowed, key=str)
     if unknown:
-        raise ValueError(f"unknown key(s) {unknown} in ppo:; MaskablePPO takes {sorted(allowed)}")
+        raise ConfigError(f"unknown key(s) {unknown} in ppo:; MaskablePPO takes {sorted(allowed)}")
+    flat = dict(ppo)
+    if isinstance(ppo.get("policy_kwargs"), dict):
+        flat.update({f"policy_kwargs.{k}": v for k, v in ppo["policy_kwargs"].items()})
+    for key, (ok, what) in PPO_LIMITS.items():
+        if key in flat and not ok(flat[key]):
+            raise ConfigError(f"ppo.{key} must be {what}, got {flat[key]!r}")
     args = dict(ppo)
     from agents.policies import POLICIES
 
     policy = args.setdefault("policy", "MlpPolicy")
     if policy not in POLICIES:
-        raise ValueError(f"ppo.policy {policy!r}: choose one of {sorted(POLICIES)}")
+        raise ConfigError(f"ppo.policy must be one of {sorted(POLICIES)}, got {policy!r}")
     args["policy"] = POLICIES[policy]
     for key in ("learning_rate", "clip_range", "clip_range_vf"):
         if isinstance(args.get(key), dict):
-            args[key] = _schedule(args[key], f"ppo.{key}")
+            args[key] = _schedule(args[key])
     kwargs = dict(args.get("policy_kwargs") or {})
     if "activation_fn" in kwargs:
         import torch.nn as nn
 
-        name = kwargs["activation_fn"]
-        if name not in ACTIVATIONS:
-            raise ValueError(
-                f"ppo.policy_kwargs.activation_fn {name!r}: choose one of {ACTIVATIONS}"
-            )
         kwargs["activation_fn"] = {
             "tanh": nn.Tanh,
             "relu": nn.ReLU,
             "elu": nn.ELU,
             "leaky_relu": nn.LeakyReLU,
-        }[name]
+        }[kwargs["activation_fn"]]
     if kwargs:
         args["policy_kwargs"] = kwargs
     return args
@@ -191,52 +353,83 @@ def find_config(name: str) -> Path:
 SECTIONS = ("env", "ppo", "run", "rllib")  # rllib: is read by train/rllib.py
 
 
+def _read_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{path}: cannot read the config: {err}") from None
+
+
 def load_env_run(
     name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
 ) -> tuple[Path, dict[str, Any], EnvConfig, RunConfig]:
     """The ``env:`` and ``run:`` sections of config ``name``, checked (``overrides`` replace
-    ``run:`` fields, ``env_kwargs`` env kwargs), with the file's path and raw sections."""
+    ``run:`` fields, the command line's; ``env_kwargs`` env kwargs, ``--rule``), with the
+    file's path and its raw sections (train/rllib.py reads the same two sections)."""
     path = find_config(name)
-    data = yaml.safe_load(path.read_text()) or {}
-    unknown = sorted(set(data) - set(SECTIONS))
+    data = _read_yaml(path)
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path.name}: a config is a mapping with env:, ppo:, run:; got {data!r}")
+    unknown = sorted(set(data) - set(SECTIONS), key=str)
     if unknown:
-        raise ValueError(f"unknown section(s) {unknown} in {path}; allowed: {', '.join(SECTIONS)}")
-    env = _build(EnvConfig, data.get("env"), f"{path.name}: env")
+        hint = " (a value: section: train with train/afterstate.py)" if "value" in unknown else ""
+        raise ConfigError(
+            f"unknown section(s) {unknown} in {path}; allowed: {', '.join(SECTIONS)}{hint}"
+        )
+    if data.get("env") is None:
+        raise ConfigError(f"{path.name}: env: is missing; it needs id: (a Gymnasium id)")
+    env = _build(EnvConfig, data["env"], f"{path.name}: env")
     env.kwargs = {**env.kwargs, **(env_kwargs or {})}
     try:
         games.by_gym_id(env.id)
-    except ValueError as err:
-        raise ValueError(f"{path.name}: {err}") from None
-    run_data = dict(data.get("run") or {})
-    run_data.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    except (ValueError, TypeError) as err:
+        raise ConfigError(f"{path.name}: env.id: {err}") from None
+    run_data = data.get("run") or {}
+    if not isinstance(run_data, dict):
+        raise ConfigError(f"{path.name}: run: must be a mapping, got {run_data!r}")
+    run_data = {**run_data, **{k: v for k, v in (overrides or {}).items() if v is not None}}
     run = _build(RunConfig, run_data, f"{path.name}: run")
-    if run.vec_env not in ("dummy", "subproc"):
-        raise ValueError(f"run.vec_env must be 'dummy' or 'subproc', got {run.vec_env!r}")
+    check_run(run, f"{path.name}: run")
     if run.engine not in ("auto", "batched", "scalar"):
-        raise ValueError(f"run.engine must be 'auto', 'batched' or 'scalar', got {run.engine!r}")
+        raise ConfigError(f"run.engine must be 'auto', 'batched' or 'scalar', got {run.engine!r}")
     if run.engine == "batched" and env.id not in BATCHED_IDS:
-        raise ValueError(f"run.engine: no batched engine for {env.id}; batched: {BATCHED_IDS}")
+        raise ConfigError(f"run.engine: no batched engine for {env.id}; batched: {BATCHED_IDS}")
+    if run.record_games < 0:
+        raise ConfigError(f"run.record_games must be >= 0, got {run.record_games}")
     return path, data, env, run
 
 
-def check_eval_opponents(cfg: Config, path: Path) -> None:
-    """Every ``run.eval_opponents`` entry exists for the game (before any work)."""
+def check_env_and_opponents(cfg: Config, path: Path) -> None:
+    """Every ``run.eval_opponents`` entry exists for the game, and the env takes its kwargs."""
     for spec in baselines(cfg):
         try:
             make_agent(spec, cfg.game)
-        except ValueError as err:
-            raise ValueError(f"{path.name}: run.eval_opponents: {err}") from err
+        except (ValueError, TypeError) as err:
+            raise ConfigError(f"{path.name}: run.eval_opponents: {err}") from None
+    if games.by_gym_id(cfg.env.id).result == "chips" and not cfg.run.eval_opponents:
+        raise ConfigError(f"{path.name}: run.eval_opponents is empty; name at least one agent")
+    try:  # the env's own checks: unknown or bad keyword arguments
+        gym.make(cfg.env.id, **cfg.env.kwargs).close()
+    except (ValueError, TypeError) as err:
+        raise ConfigError(f"{path.name}: env.kwargs {cfg.env.kwargs!r}: {err}") from None
 
 
 def load_config(
     name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
 ) -> Config:
-    """The config ``name``; ``overrides`` replace ``run:`` fields, ``env_kwargs`` env kwargs."""
+    """Read and check a whole config ``name``: ``overrides`` replace ``run:`` fields (the
+    command line's), ``env_kwargs`` env kwargs (``--rule``)."""
     path, data, env, run = load_env_run(name, overrides, env_kwargs)
     ppo = data.get("ppo") or {}
     ppo_arguments(ppo)  # validate now, before any work
     cfg = Config(path.stem, env, ppo, run)
-    check_eval_opponents(cfg, path)
+    check_env_and_opponents(cfg, path)
     return cfg
 
 
@@ -257,10 +450,13 @@ def evaluate(
     kwargs.pop("reward_scale", None)  # report scores in points
     if batched(cfg):  # every episode at once on the batched engine
         totals = play_games(agent.act_batch, cfg.env.id, n_episodes, seed, **kwargs)
-        return {
+        out = {
             "mean": float(totals.mean()),
             "ci95": float(1.96 * totals.std(ddof=1) / np.sqrt(len(totals))),
         }
+        if _chips(cfg):
+            out["win_rate"] = float((totals > 0).mean())
+        return out
     env = gym.make(cfg.env.id, **kwargs)
     totals = []
     agent.seed(seed)
@@ -299,8 +495,12 @@ def baselines(cfg: Config) -> list[str]:
 
 
 def batched(cfg: Config) -> bool:
-    """Whether the run steps a batched engine (``run.engine``)."""
-    return cfg.run.engine == "batched" or (cfg.run.engine == "auto" and cfg.env.id in BATCHED_IDS)
+    """Whether the run steps a batched engine (``run.engine``). ``auto`` keeps self-play
+    runs scalar: a batched table seats one opponent object for all its games, so a
+    snapshot pool would not change snapshots from one episode to the next."""
+    if cfg.run.engine == "auto":
+        return cfg.env.id in BATCHED_IDS and not cfg.run.self_play.enabled
+    return cfg.run.engine == "batched"
 
 
 def make_vec_env(cfg: Config, n_envs: int, seed: int):
@@ -338,7 +538,11 @@ def _monitored(env_id: str, kwargs: dict[str, Any]) -> gym.Env:
 
 class SnapshotPool(Agent):
     """Self-play opponent: at each episode (``seed``) it becomes one of the newest
-    snapshots of the learner, or the fixed opponent with probability ``fixed_share``."""
+    snapshots of the learner, or the fixed opponent with probability ``fixed_share``.
+
+    Only the snapshots still among the newest ``pool_size`` stay loaded; one that does
+    not load (damaged) is skipped with a warning, and the fixed opponent plays instead.
+    """
 
     name = "pool"
 
@@ -348,22 +552,81 @@ class SnapshotPool(Agent):
         self.fixed = make_agent(fixed, game, **rules)
         self.fixed_share, self.pool_size = fixed_share, pool_size
         self._loaded: dict[Path, Agent] = {}
+        self._damaged: set[Path] = set()
         self.current: Agent = self.fixed
 
     def seed(self, seed: int | None = None) -> None:
         super().seed(seed)
-        snaps = sorted(self.folder.glob("*.zip"))[-self.pool_size :]
-        if not snaps or self.rng.random() < self.fixed_share:
-            self.current = self.fixed
-        else:
+        snaps = [p for p in sorted(self.folder.glob("*.zip")) if p not in self._damaged]
+        snaps = snaps[-self.pool_size :]
+        for old in set(self._loaded) - set(snaps):  # evicted: about 1 MB each
+            del self._loaded[old]
+        self.current = self.fixed
+        if snaps and self.rng.random() >= self.fixed_share:
             pick = snaps[int(self.rng.integers(len(snaps)))]
             if pick not in self._loaded:
-                self._loaded[pick] = make_agent(f"ppo:{pick}", self.game, **self.rules)
-            self.current = self._loaded[pick]
+                try:
+                    self._loaded[pick] = make_agent(f"ppo:{pick}", self.game, **self.rules)
+                except (ValueError, FileNotFoundError) as err:
+                    self._damaged.add(pick)
+                    print(f"warning: skipping self-play snapshot: {err}", file=sys.stderr)
+            self.current = self._loaded.get(pick, self.fixed)
         self.current.seed(int(self.rng.integers(2**63)))
 
     def act(self, observation, action_mask) -> int:
         return self.current.act(observation, action_mask)
+
+
+def rule_keys(name: str) -> tuple[str, ...] | None:
+    """The keys ``--rule`` may set in env.kwargs: the rule and table options the registry
+    gives the config's game; None where the config cannot say (load_config names why)."""
+    try:
+        record = games.by_gym_id(yaml.safe_load(find_config(name).read_text())["env"]["id"])
+    except (OSError, yaml.YAMLError, LookupError, TypeError, ValueError):
+        return None
+    return (*record.rule_options, *record.table_options)
+
+
+def check_run_folder(run_dir: Path, resume: bool) -> list[Path]:
+    """The run folder's state against ``--resume``; returns its checkpoints, oldest first.
+
+    A folder with checkpoints but no ``--resume`` is an error rather than a silent
+    fresh start beside them: a later ``--resume`` would continue the old attempt.
+    """
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ConfigError(f"run folder {str(run_dir)!r} is a file; choose another --out")
+    ckpt_dir = run_dir / "checkpoints"
+    checkpoints = sorted(ckpt_dir.glob("step_*.zip"), key=_checkpoint_step)
+    if not resume and (run_dir / "model.zip").exists():
+        raise FileExistsError(f"{run_dir} already holds a finished run; use --out or --seed")
+    if not resume and checkpoints:
+        raise FileExistsError(
+            f"{run_dir} holds checkpoints of an unfinished run (newest {checkpoints[-1].name}): "
+            "continue it with --resume, or start another with --out or --seed"
+        )
+    if resume and not checkpoints:
+        raise FileNotFoundError(f"--resume: no checkpoint in {ckpt_dir}")
+    return checkpoints
+
+
+def _checkpoint_step(path: Path) -> int:
+    return int(path.stem.split("_")[1])
+
+
+def load_checkpoint(checkpoints: list[Path], normalize_obs: bool):
+    """The newest checkpoint that loads, with its observation statistics, stepping back over
+    damaged ones (a warning line each); ``(path, model, normalizer or None)``."""
+    for path in reversed(checkpoints):
+        try:
+            model = load_model(path)
+            normalizer = load_normalizer(path)
+            if normalize_obs and normalizer is None:
+                stats = normalizer_path(path).name
+                raise ValueError(f"its observation statistics {stats} are missing")
+            return path, model, normalizer
+        except (ValueError, FileNotFoundError) as err:
+            print(f"warning: skipping damaged checkpoint {path.name}: {err}", file=sys.stderr)
+    raise ConfigError(f"--resume: none of the {len(checkpoints)} checkpoints loads")
 
 
 def main(argv: list[str] | None = None) -> Path:
@@ -379,7 +642,7 @@ def main(argv: list[str] | None = None) -> Path:
     args = parser.parse_args(argv)
 
     overrides = {k: getattr(args, k) for k in ("total_timesteps", "seed", "out_dir", "n_envs")}
-    cfg = load_config(args.config, overrides, rule_options(parser, args))
+    cfg = load_config(args.config, overrides, rule_options(parser, args, rule_keys(args.config)))
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -387,52 +650,68 @@ def main(argv: list[str] | None = None) -> Path:
     torch.set_num_threads(cfg.run.torch_threads)
     run_dir = cfg.run_dir
     ckpt_dir = run_dir / "checkpoints"
-    checkpoints = sorted(ckpt_dir.glob("step_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
-    if run_dir.exists() and (run_dir / "model.zip").exists() and not args.resume:
-        raise FileExistsError(f"{run_dir} already holds a finished run; use --out or --seed")
-    if args.resume and not checkpoints:
-        raise FileNotFoundError(f"--resume: no checkpoint in {ckpt_dir}")
+    checkpoints = check_run_folder(run_dir, args.resume)
+
+    # Model and envs are built before any file is written: what MaskablePPO rejects leaves
+    # nothing behind. A resumed run seeds its envs afresh, so it does not replay the
+    # episodes it began with.
+    if args.resume:
+        last, model, normalizer = load_checkpoint(checkpoints, cfg.run.normalize_obs)
+        start = _checkpoint_step(last)
+        vec = make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed + start)
+        if cfg.run.normalize_obs:
+            normalizer.set_venv(vec.venv)
+            vec = normalizer
+        try:
+            model.set_env(vec)
+        except ValueError as err:
+            raise ConfigError(f"--resume: {last.name} does not fit this config: {err}") from None
+        model.tensorboard_log = str(run_dir / "tb")
+        print(f"resuming {run_dir} from {last.name} ({model.num_timesteps} steps)")
+    else:
+        vec = make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed)
+        try:
+            model = MaskablePPO(
+                env=vec,
+                seed=cfg.run.seed,
+                device="cpu",
+                verbose=0,
+                tensorboard_log=str(run_dir / "tb"),
+                **ppo_arguments(cfg.ppo),
+            )
+        except (ValueError, TypeError, AssertionError) as err:
+            vec.close()
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise ConfigError(f"ppo: MaskablePPO rejects these arguments: {first}") from None
+    best_known = None if _chips(cfg) else optimal_score(cfg)
+
     ckpt_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "pool").mkdir(exist_ok=True)
+    for folder in (run_dir, ckpt_dir, run_dir / "pool"):
+        sweep_stale_temps(folder)  # left by a process killed mid-save
+    metrics_path = run_dir / "metrics.csv"
+    if not args.resume:  # a fresh start: nothing of an attempt killed before its first checkpoint
+        metrics_path.unlink(missing_ok=True)
+        for snapshot in (run_dir / "pool").glob("*.zip"):
+            snapshot.unlink()
     resolved = {
         "env": dataclasses.asdict(cfg.env),
         "ppo": cfg.ppo,
         "run": dataclasses.asdict(cfg.run),
     }
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False))
-
-    # A resumed run seeds its envs afresh, so it does not replay the episodes it began with.
-    start = int(checkpoints[-1].stem.split("_")[1]) if args.resume else 0
-    vec = make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed + start)
-    if args.resume:
-        last = checkpoints[-1]
-        if cfg.run.normalize_obs:
-            from stable_baselines3.common.vec_env import VecNormalize
-
-            vec = VecNormalize.load(str(normalizer_path(last)), vec.venv)
-        model = MaskablePPO.load(last, env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"))
-        print(f"resuming {run_dir} from {last.name} ({model.num_timesteps} steps)")
-    else:
-        model = MaskablePPO(
-            env=vec,
-            seed=cfg.run.seed,
-            device="cpu",
-            verbose=0,
-            tensorboard_log=str(run_dir / "tb"),
-            **ppo_arguments(cfg.ppo),
-        )
-    best_known = None if _chips(cfg) else optimal_score(cfg)
-    metrics_path = run_dir / "metrics.csv"
+    write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
+    _repair_csv(metrics_path)  # a row cut short by a kill was never written
     started = time.perf_counter()
     wall_before = _last_wall(metrics_path) if args.resume else 0.0
-    if not args.resume and metrics_path.exists():
-        metrics_path.unlink()
 
     def save(path: Path) -> None:
-        """The model, and beside it the observation statistics when they are used."""
+        """The model, and beside it (written first) the observation statistics when they are
+        used; each file atomically, so a checkpoint's zip is there only when it is whole."""
         if cfg.run.normalize_obs:
-            vec.save(str(normalizer_path(path)))
-        model.save(path)
+            with atomic_write(normalizer_path(path)) as f:
+                pickle.dump(vec, f)
+        with atomic_write(path) as f:
+            model.save(f)
 
     def record(step: int, n_episodes: int) -> dict[str, float]:
         row = {"timesteps": step, "wall_s": wall_before + time.perf_counter() - started}
@@ -466,6 +745,8 @@ def main(argv: list[str] | None = None) -> Path:
 
     if not args.resume:
         record(0, cfg.run.eval_episodes)  # the untrained policy: the curve's first point
+    elif _evaluation_missing(metrics_path, model.num_timesteps, cfg.run.eval_every):
+        record(model.num_timesteps, cfg.run.eval_episodes)  # killed between checkpoint and eval
     remaining = cfg.run.total_timesteps - model.num_timesteps
     if remaining > 0:
         model.learn(
@@ -475,16 +756,27 @@ def main(argv: list[str] | None = None) -> Path:
             reset_num_timesteps=not args.resume,
             tb_log_name="ppo",
         )
+    final_ckpt = ckpt_dir / f"step_{model.num_timesteps}.zip"
+    if not final_ckpt.exists():  # a kill from here on resumes straight to the final evaluation
+        save(final_ckpt)
     save(run_dir / "model.zip")
     final = record(model.num_timesteps, cfg.run.final_eval_episodes)
+    if cfg.run.record_games > 0:  # watch the trained model play (envs.render pictures)
+        from envs.render.record import record_episode
+
+        agent = PPOAgent.from_model(model, vec if cfg.run.normalize_obs else None)
+        for k in range(cfg.run.record_games):
+            env = gym.make(cfg.env.id, render_mode="rgb_array", **cfg.env.kwargs)
+            record_episode(env, agent, run_dir / "videos" / f"game_{k}.gif", seed=20_000_000 + k)
     vec.close()
     plot_curve(metrics_path, run_dir / "curve.png", cfg, best_known)
     # The heuristic player in the learner's place, on the same episodes: the yardstick.
     rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
     heuristic = make_agent("heuristic", cfg.game, **rules)
     reference = measure(heuristic, cfg, cfg.run.final_eval_episodes, best_known)
-    (run_dir / "final.json").write_text(
-        json.dumps({"ppo": final, "heuristic_in_its_place": reference, "optimal": best_known})
+    write_text(
+        run_dir / "final.json",
+        json.dumps({"ppo": final, "heuristic_in_its_place": reference, "optimal": best_known}),
     )
     print(f"\n{cfg.run_name}: {model.num_timesteps} steps in {final['wall_s']:.0f} s")
     print("PPO       " + format_result(final, cfg, best_known).replace("\n", "\n          "))
@@ -567,7 +859,8 @@ def plot_curve(metrics_path: Path, out: Path, cfg: Config, best_known: float | N
     ax.set_title(cfg.run_name)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out, dpi=100)
+    with atomic_write(out) as f:
+        fig.savefig(f, format="png", dpi=100)
     plt.close(fig)
 
 
@@ -576,16 +869,50 @@ def _next_multiple(step: int, every: int) -> int:
 
 
 def _append_csv(path: Path, row: dict[str, float]) -> None:
-    """Append ``row``; if it brings new columns (a resumed run measuring more), widen the file."""
+    """Append ``row`` (flushed to disk), so a kill cannot take earlier rows with it. A row with
+    new columns (a resumed run measuring more) rewrites the file widened, atomically."""
+    header: list[str] = []
+    if path.exists() and path.stat().st_size:
+        with path.open(newline="") as f:
+            header = next(csv.reader(f), [])
+    if header and set(row) <= set(header):
+        with path.open("a", newline="") as f:
+            csv.DictWriter(f, fieldnames=header).writerow(row)
+            f.flush()
+            os.fsync(f.fileno())
+        return
     rows = []
-    if path.exists():
-        with path.open() as f:
+    if header:
+        with path.open(newline="") as f:
             rows = list(csv.DictReader(f))
-    fields = list(dict.fromkeys([k for r in rows for k in r] + list(row)))
-    with path.open("w", newline="") as f:
+    fields = list(dict.fromkeys(header + list(row)))
+    with atomic_write(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields)
         writer.writeheader()
         writer.writerows([*rows, row])
+
+
+def _repair_csv(path: Path) -> None:
+    """Drop a last row that a kill cut short (no newline yet): it was never written whole."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with atomic_write(path) as f:
+            f.write(data[: data.rfind(b"\n") + 1])
+
+
+def _evaluation_missing(path: Path, step: int, every: int) -> bool:
+    """Whether the last evaluation due by ``step`` (a checkpoint's) has no row: the run was
+    killed between saving that checkpoint and measuring it."""
+    due = step // every * every
+    if due == 0:
+        return False
+    if not path.exists():
+        return True
+    with path.open(newline="") as f:
+        done = [int(float(r["timesteps"])) for r in csv.DictReader(f)]
+    return not any(due <= t <= step for t in done)
 
 
 def _last_wall(path: Path) -> float:
@@ -596,8 +923,14 @@ def _last_wall(path: Path) -> float:
     return float(rows[-1]["wall_s"]) if rows else 0.0
 
 
-if __name__ == "__main__":
+def cli(argv: list[str] | None = None) -> None:
+    """The command line: a bad config, option or run folder is one line and exit status 2."""
     try:
-        main()
-    except (ValueError, FileNotFoundError, FileExistsError) as err:
-        sys.exit(f"error: {err}")
+        main(argv)
+    except (ConfigError, FileNotFoundError, FileExistsError) as err:
+        print(f"ppo.py: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+if __name__ == "__main__":
+    cli()

@@ -57,16 +57,18 @@ if __package__ in (None, ""):  # run as a script: make ``train.ppo`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents import make_agent  # noqa: E402
+from agents.atomic import fsync_dir, write_text  # noqa: E402
 from envs import games  # noqa: E402
 from envs.cli import add_rule_argument, rule_options  # noqa: E402
 from train.ppo import (  # noqa: E402
     Config,
+    ConfigError,
     _append_csv,
     _chips,
     _last_wall,
     _next_multiple,
     batched,
-    check_eval_opponents,
+    check_env_and_opponents,
     format_result,
     load_env_run,
     measure,
@@ -125,7 +127,7 @@ def rllib_arguments(section: dict[str, Any], where: str = "rllib") -> dict[str, 
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
     if not isinstance(section, dict):
-        raise ValueError(f"{where}: must be a mapping, got {section!r}")
+        raise ConfigError(f"{where}: must be a mapping, got {section!r}")
     keys = _group_keys()
     out: dict[str, dict[str, Any]] = {g: {} for g in (*GROUPS, "model")}
     for key, value in section.items():
@@ -133,10 +135,10 @@ def rllib_arguments(section: dict[str, Any], where: str = "rllib") -> dict[str, 
         if name == "model":
             fields = {f.name for f in dataclasses.fields(DefaultModelConfig)}
             if not isinstance(value, dict):
-                raise ValueError(f"{where}.model must be a mapping, got {value!r}")
+                raise ConfigError(f"{where}.model must be a mapping, got {value!r}")
             unknown = sorted(set(value) - fields)
             if unknown:
-                raise ValueError(
+                raise ConfigError(
                     f"unknown key(s) {unknown} in {where}.model; DefaultModelConfig takes "
                     f"{sorted(fields)}"
                 )
@@ -144,11 +146,11 @@ def rllib_arguments(section: dict[str, Any], where: str = "rllib") -> dict[str, 
         elif name in keys:
             out[keys[name]][name] = value
         elif name in SET_HERE:
-            raise ValueError(
+            raise ConfigError(
                 f"{where}.{key} is set by train/rllib.py (from env:, run: or the command line)"
             )
         else:
-            raise ValueError(
+            raise ConfigError(
                 f"unknown key {key!r} in {where}; RLlib's PPOConfig.training, .env_runners "
                 f"and .learners take {sorted(keys)}, and model takes DefaultModelConfig's fields"
             )
@@ -164,16 +166,16 @@ def load_config(
     rllib_arguments(section, f"{path.name}: rllib")
     cfg = RLlibConfig(path.stem, env, {}, run, dict(section))
     if run.normalize_obs:
-        raise ValueError(
+        raise ConfigError(
             f"{path.name}: run.normalize_obs is not supported by train/rllib.py "
             "(use a reward_scale and the observation's own bounds)"
         )
-    check_eval_opponents(cfg, path)
+    check_env_and_opponents(cfg, path)
     for spec in fixed_players(cfg) if cfg.self_play else ():
         try:
             make_agent(spec, cfg.game)
-        except ValueError as err:
-            raise ValueError(f"{path.name}: env.kwargs.opponents: {err}") from err
+        except (ValueError, TypeError) as err:
+            raise ConfigError(f"{path.name}: env.kwargs.opponents: {err}") from None
     return cfg
 
 
@@ -185,7 +187,7 @@ def fixed_players(cfg: RLlibConfig) -> list[str]:
     opponents = cfg.env.kwargs.get("opponents", "heuristic")
     specs = [opponents] if isinstance(opponents, str) else list(opponents)
     if not specs or not all(isinstance(s, str) for s in specs):
-        raise ValueError(f"env.kwargs.opponents must be agent specs, got {opponents!r}")
+        raise ConfigError(f"env.kwargs.opponents must be agent specs, got {opponents!r}")
     return list(dict.fromkeys(specs))
 
 
@@ -288,6 +290,7 @@ def save_checkpoint(algo, folder: Path) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
     algo.save_to_path(str(tmp.resolve()))
     os.replace(tmp, folder)
+    fsync_dir(folder.parent)
 
 
 def export_model(checkpoint: Path, mid: str, out: Path) -> None:
@@ -298,6 +301,7 @@ def export_model(checkpoint: Path, mid: str, out: Path) -> None:
     shutil.copytree(src, tmp)
     shutil.rmtree(out, ignore_errors=True)
     os.replace(tmp, out)
+    fsync_dir(out.parent)
 
 
 def _steps(path: Path) -> int:
@@ -330,7 +334,7 @@ def main(argv: list[str] | None = None) -> Path:
     args = parser.parse_args(argv)
     for name in ("num_env_runners", "num_learners"):
         if getattr(args, name) < 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
+            raise ConfigError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
 
     overrides = {k: getattr(args, k) for k in ("total_timesteps", "seed", "out_dir", "n_envs")}
     cfg = load_config(args.config, overrides, rule_options(parser, args))
@@ -356,7 +360,7 @@ def main(argv: list[str] | None = None) -> Path:
         "run": dataclasses.asdict(cfg.run),
         "ray": {"num_env_runners": args.num_env_runners, "num_learners": args.num_learners},
     }
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False))
+    write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
 
     init_ray(args.address, args.num_env_runners, args.num_learners)
     try:
@@ -423,8 +427,9 @@ def main(argv: list[str] | None = None) -> Path:
     rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
     heuristic = make_agent("heuristic", cfg.game, **rules)
     reference = measure(heuristic, cfg, cfg.run.final_eval_episodes, best_known)
-    (run_dir / "final.json").write_text(
-        json.dumps({"ppo": final, "heuristic_in_its_place": reference, "optimal": best_known})
+    write_text(
+        run_dir / "final.json",
+        json.dumps({"ppo": final, "heuristic_in_its_place": reference, "optimal": best_known}),
     )
     print(f"\n{cfg.run_name}: {steps} steps in {final['wall_s']:.0f} s")
     print("RLlib     " + format_result(final, cfg, best_known).replace("\n", "\n          "))
@@ -435,8 +440,14 @@ def main(argv: list[str] | None = None) -> Path:
     return run_dir
 
 
-if __name__ == "__main__":
+def cli(argv: list[str] | None = None) -> None:
+    """The command line: a bad config, option or run folder is one line and exit status 2."""
     try:
-        main()
-    except (ValueError, FileNotFoundError, FileExistsError) as err:
-        sys.exit(f"error: {err}")
+        main(argv)
+    except (ConfigError, FileNotFoundError, FileExistsError) as err:
+        print(f"rllib.py: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+if __name__ == "__main__":
+    cli()

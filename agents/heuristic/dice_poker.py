@@ -16,7 +16,8 @@ import numpy as np
 
 from agents.base import Agent, legal_actions
 from envs import games
-from envs.obs.dice_poker import decode_observation
+from envs.batched.dice_poker import hand_table
+from envs.obs.dice_poker import decode_observation, hand_vector, layout
 from envs.rules.dice import face_counts, multisets, outcome_distribution
 from envs.rules.dice_poker import DicePokerRules
 
@@ -67,6 +68,27 @@ class DicePokerHeuristic(Agent):
         self._memo[kept] = idx, strength, probs
         return self._memo[kept]
 
+    def _value(self, kept: tuple[int, ...], target: int | None, share: float, chase: bool) -> float:
+        """Worth of keeping ``kept`` and re-rolling the rest (module docstring)."""
+        idx, strength, probs = self._outcomes(kept)
+        if target is None:
+            return float(probs @ strength)
+        win = (idx > target) + share * (idx == target)
+        return float(probs @ (win if chase else win * strength))
+
+    def _candidates(self, dice: tuple[int, ...], free: list[int]) -> tuple[int, int, int, int]:
+        """The moves considered: stand; re-roll the free dice outside the combination; keep
+        only the biggest group; re-roll every free die."""
+        counts = face_counts(dice)
+        best_group = max(range(6), key=lambda f: (counts[f], f)) + 1
+        core = self._core(dice, counts)
+        return (
+            0,
+            sum(1 << i for i in free if dice[i] not in core),
+            sum(1 << i for i in free if dice[i] != best_group or counts[best_group - 1] < 2),
+            sum(1 << i for i in free),
+        )
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = set(legal_actions(action_mask).tolist())
         f = decode_observation(observation, self.rules.n_dice)
@@ -78,25 +100,62 @@ class DicePokerHeuristic(Agent):
 
         def value(action: int) -> float:
             kept = tuple(d for i, d in enumerate(dice) if not action >> i & 1)
-            idx, strength, probs = self._outcomes(kept)
-            if target is None:
-                return float(probs @ strength)
-            win = (idx > target) + share * (idx == target)
-            return float(probs @ (win if chase else win * strength))
+            return self._value(kept, target, share, chase)
 
-        free = [i for i in range(len(dice)) if not frozen[i]]
-        counts = face_counts(dice)
-        best_group = max(range(6), key=lambda f: (counts[f], f)) + 1
-        core = self._core(dice, counts)
-        candidates = {
-            0,
-            sum(1 << i for i in free if dice[i] not in core),
-            sum(1 << i for i in free if dice[i] != best_group or counts[best_group - 1] < 2),
-            sum(1 << i for i in free),
-        }
+        candidates = set(self._candidates(dice, [i for i in range(len(dice)) if not frozen[i]]))
         # ties keep the simpler move: stand first, then fewer dice re-rolled
         choices = sorted((a for a in candidates if a in legal), key=lambda a: (a.bit_count(), a))
         return max(choices, key=value)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """:meth:`act` on every row at once: the same candidate moves (:meth:`_candidates` of
+        every multiset, compiled once), valued by the very same :meth:`_value` (kept in a
+        table filled as new situations appear), the same tie order."""
+        if not hasattr(self, "_batch"):
+            self._batch = _BatchTables(self)
+        t = self._batch
+        n = self.rules.n_dice
+        obs = np.asarray(observations)
+        masks = np.asarray(action_masks, dtype=bool)
+        lay = layout(n)
+        m = len(masks)
+        rows = np.arange(m)
+        col = lay.slices
+        dice = obs[:, col["dice"]].astype(np.int64)
+        mid = t.hands.index[(dice - 1) @ t.hands.powers]
+        free = t.all_bits ^ (obs[:, col["frozen"]] > 0) @ t.bits
+        best = obs[:, col["best"]].astype(np.int64)
+        target = t.target[((best[:, 0] + 1) * 37 + best[:, 1]) * 49 + best[:, 2] * 7 + best[:, 3]]
+        count = np.where(target >= 0, obs[:, col["best_count"].start].astype(np.int64), 0)
+        chase = (obs[:, col["players_after"].start] == 0).astype(np.int64)
+        cand = np.stack(
+            [np.zeros(m, dtype=np.int64), free & t.noncore[mid], free & t.loose[mid], free], axis=1
+        )
+        kid = t.kept[mid[:, None], cand]
+        values = np.where(
+            masks[rows[:, None], cand], self._values(kid, target, count, chase), -np.inf
+        )
+        top = values == values.max(axis=1, keepdims=True)
+        pick = np.where(top, t.order[cand], np.iinfo(np.int64).max).argmin(axis=1)
+        return cand[rows, pick]
+
+    def _values(self, kid, target, count, chase) -> np.ndarray:
+        """:meth:`_value` of every (kept id, target, best count, chase), from a table filled
+        on first sight."""
+        t = self._batch
+        at = (kid, target[:, None] + 1, count[:, None], chase[:, None])
+        v = t.values[at]
+        missing = np.isnan(v)
+        if missing.any():
+            combos = np.unique(
+                np.stack([x[missing] for x in np.broadcast_arrays(*at)], axis=1), axis=0
+            )
+            for k, tt, cc, hh in combos.tolist():
+                goal = None if tt == 0 else tt - 1
+                share = 1.0 / (cc + 1) if goal is not None else 0.0
+                t.values[k, tt, cc, hh] = self._value(t.subs[k], goal, share, bool(hh))
+            v = t.values[at]
+        return v
 
     @staticmethod
     def _core(dice: tuple[int, ...], counts: tuple[int, ...]) -> set[int]:
@@ -104,3 +163,46 @@ class DicePokerHeuristic(Agent):
         if all(counts):
             return set(dice)
         return {f for f in range(1, 7) if counts[f - 1] >= 2}
+
+
+class _BatchTables:
+    """What :meth:`DicePokerHeuristic.act_batch` looks up, compiled from the scalar code.
+
+    Per multiset id of the dice (``envs.batched.dice_poker.hand_table`` order): the re-roll
+    bits of :meth:`~DicePokerHeuristic._candidates` with every die free (``noncore``,
+    ``loose``; a frozen die is masked out by the caller) and ``kept[mid, action]``, the id
+    of the kept multiset among ``subs`` (every multiset of 0..n dice). ``target[code]``: the
+    order index of a best-hand vector (rank, points, tb1, tb2) coded
+    ``((rank+1)*37 + points)*49 + tb1*7 + tb2``, -1 for none. ``values[kept, target+1,
+    count, chase]``: :meth:`~DicePokerHeuristic._value`, NaN until first asked.
+    """
+
+    def __init__(self, agent: DicePokerHeuristic) -> None:
+        n = agent.rules.n_dice
+        self.hands = hand_table(agent.rules)
+        self.bits = 1 << np.arange(n)
+        self.all_bits = 2**n - 1
+        self.order = np.array([a.bit_count() * 2**n + a for a in range(2**n)])
+        self.subs = [m for k in range(n + 1) for m in multisets(k)]
+        sub_id = {m: i for i, m in enumerate(self.subs)}
+        sets = multisets(n)
+        everything = list(range(n))
+        self.noncore = np.zeros(len(sets), dtype=np.int64)
+        self.loose = np.zeros(len(sets), dtype=np.int64)
+        for i, dice in enumerate(sets):
+            _, self.noncore[i], self.loose[i], _ = agent._candidates(dice, everything)
+        self.kept = np.array(
+            [
+                [
+                    sub_id[tuple(d for j, d in enumerate(dice) if not a >> j & 1)]
+                    for a in range(2**n)
+                ]
+                for dice in sets
+            ]
+        )
+        self.target = np.full(12 * 37 * 49, -1, dtype=np.int64)
+        hands = {h.key: h for h in map(agent.rules.rank, sets)}
+        for key, i in agent.table.order.items():
+            v = [int(x) for x in hand_vector(hands[key])]
+            self.target[((v[0] + 1) * 37 + v[1]) * 49 + v[2] * 7 + v[3]] = i
+        self.values = np.full((len(self.subs), len(agent.table.order) + 1, 7, 2), np.nan)

@@ -1,4 +1,4 @@
-"""Exact solver of classic solitaire Yahtzee (RULES.md section 5).
+"""Exact solver of classic solitaire Yahtzee (docs/rules.md section 5).
 
 A card state between turns is ``(filled, upper, yahtzee50)``: the mask of
 filled rows (bit k = ``CLASSIC_ROWS[k]``), the upper-section sum capped at 63

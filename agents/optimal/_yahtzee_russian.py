@@ -1,4 +1,4 @@
-"""Exact solver of the russian scorecard game "Покер на костях" (RULES.md section 4).
+"""Exact solver of the russian scorecard game "Покер на костях" (docs/rules.md section 4).
 
 Stage 1 (ones..sixes) is played out before stage 2, so the card splits in two:
 

@@ -1,4 +1,4 @@
-"""Exact optimal play of prison dice poker, five or six dice (RULES.md sections 1 and 2).
+"""Exact optimal play of prison dice poker, five or six dice (docs/rules.md sections 1 and 2).
 
 Two layers, both exact up to floating point:
 
@@ -45,7 +45,7 @@ import numpy as np
 
 from agents.base import Agent, legal_actions
 from envs import games
-from envs.obs.dice_poker import decode_observation
+from envs.obs.dice_poker import decode_observation, hand_vector, layout
 from envs.rules.dice import multisets, outcome_distribution
 from envs.rules.dice_hands import DiceHand, hand_names
 from envs.rules.dice_poker import DicePokerRules
@@ -550,6 +550,101 @@ class DicePokerOptimal(Agent):
                 f"observation {f}"
             )
         return action
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """:meth:`act` on every row at once: the same solved turn policies (one per round
+        size, position, best hand and count, stacked as they are first needed), the same
+        state of the turn, the same dice kept (the frozen ones, then the first free ones)."""
+        if not hasattr(self, "_batch"):
+            self._batch = _OptimalTables(self)
+        t = self._batch
+        n = self.rules.n_dice
+        obs = np.asarray(observations)
+        masks = np.asarray(action_masks, dtype=bool)
+        col = layout(n).slices
+        m = len(masks)
+        rows = np.arange(m)
+        dice = obs[:, col["dice"]].astype(np.int64)
+        frozen = obs[:, col["frozen"]] > 0
+        best = obs[:, col["best"]].astype(np.int64)
+        target = t.target[((best[:, 0] + 1) * 37 + best[:, 1]) * 49 + best[:, 2] * 7 + best[:, 3]]
+        count = np.where(target >= 0, obs[:, col["best_count"].start].astype(np.int64), 0)
+        players = obs[:, col["round_players"].start].astype(np.int64)
+        position = obs[:, col["position"].start].astype(np.int64)
+        first_roll = obs[:, col["rolls_used"].start] == 1
+        pid = t.policy_ids(self, players, position, target, count)
+        onehot = dice[:, :, None] == np.arange(1, 7)  # (m, n, 6)
+        final = t.final_index[(dice - 1) @ t.powers]
+        if self.shape.lock:
+            locked = (onehot & frozen[:, :, None]).sum(axis=1) @ t.radix
+            loose = (onehot & ~frozen[:, :, None]).sum(axis=1) @ t.radix
+            state2 = t.state2[t.sub_index[locked], t.sub_index[loose]]
+        else:
+            state2 = final
+        pick = np.where(
+            first_roll, t.pick1[pid, final], t.pick2[pid, np.where(first_roll, 0, state2)]
+        )
+        # The kept multiset holds every frozen die; re-roll the free dice beyond it.
+        left = t.sub_counts[pick] - (onehot & frozen[:, :, None]).sum(axis=1)
+        action = np.zeros(m, dtype=np.int64)
+        for i in range(n):
+            face = dice[:, i] - 1
+            free = ~frozen[:, i]
+            keep = free & (left[rows, face] > 0)
+            left[rows, face] -= keep
+            action |= (free & ~keep) << i
+        bad = ~masks[rows, action]
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise RuntimeError(
+                f"optimal move {int(action[r])} is not legal in row {r} "
+                f"({legal_actions(masks[r]).tolist()})"
+            )
+        return action
+
+
+class _OptimalTables:
+    """What :meth:`DicePokerOptimal.act_batch` looks up (compiled from the solver's own
+    :class:`TurnShape`): multiset ids by code, the decision-2 state of (frozen, free)
+    sub-multisets, the face counts of every sub-multiset, best-hand vectors to strength
+    indices, and the picks of every turn policy met so far, stacked."""
+
+    def __init__(self, agent: DicePokerOptimal) -> None:
+        shape, keys = agent.shape, agent.keys
+        n = shape.n_dice
+        self.powers = 6 ** np.arange(n - 1, -1, -1)
+        self.final_index = np.full(6**n, -1, dtype=np.int64)
+        for f, i in shape.final_id.items():
+            self.final_index[(np.array(f) - 1) @ self.powers] = i
+        self.radix = (n + 1) ** np.arange(6)
+        self.sub_index = np.full((n + 1) ** 6, -1, dtype=np.int64)
+        self.sub_counts = np.array([[s.count(f) for f in range(1, 7)] for s in shape.subs])
+        self.sub_index[self.sub_counts @ self.radix] = np.arange(len(shape.subs))
+        self.state2 = np.full((len(shape.subs), len(shape.subs)), -1, dtype=np.int64)
+        for (kept, free), i in shape.state2_id.items():
+            self.state2[shape.sub_id[kept], shape.sub_id[free]] = i
+        self.target = np.full(12 * 37 * 49, -1, dtype=np.int64)
+        for i in range(len(keys.keys)):
+            v = [int(x) for x in hand_vector(keys.hands[i])]
+            self.target[((v[0] + 1) * 37 + v[1]) * 49 + v[2] * 7 + v[3]] = i
+        self.ids = np.full((7, 6, len(keys.keys) + 1, 7), -1, dtype=np.int64)
+        self._pick1: list[np.ndarray] = []
+        self._pick2: list[np.ndarray] = []
+        self.pick1 = self.pick2 = np.zeros((0, 0), dtype=np.int64)
+
+    def policy_ids(self, agent, players, position, target, count) -> np.ndarray:
+        at = (players, position, target + 1, count)
+        ids = self.ids[at]
+        if (ids < 0).any():
+            new = np.unique(np.stack([a[ids < 0] for a in at], axis=1), axis=0)
+            for p, pos, tt, c in new.tolist():
+                pol = agent.policy(p, pos, None if tt == 0 else tt - 1, c)
+                self.ids[p, pos, tt, c] = len(self._pick1)
+                self._pick1.append(pol.pick1.astype(np.int64))
+                self._pick2.append(pol.pick2.astype(np.int64))
+            self.pick1, self.pick2 = np.stack(self._pick1), np.stack(self._pick2)
+            ids = self.ids[at]
+        return ids
 
 
 def action_values(observation: np.ndarray, rules: DicePokerRules) -> dict[int, float]:

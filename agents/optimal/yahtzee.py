@@ -11,7 +11,9 @@ expected total is what this player does there too).
 The solution is cached on disk (``$XDG_CACHE_HOME/dicepoker-gym`` or
 ``~/.cache/dicepoker-gym``; ``DICEPOKER_GYM_CACHE`` overrides the folder), one
 versioned ``.npz`` per rule set and options, so after the first solve an agent
-loads in a fraction of a second.
+loads in a fraction of a second. A damaged file (empty, truncated, failing its
+CRC or its SHA-256 digest, arrays of the wrong shape) is solved again and
+rewritten, with a warning naming it; files are written atomically.
 
 :class:`YahtzeeOptimal` (``make_agent("optimal", game="yahtzee" |
 "yahtzee_classic", **rules)``) plays from the observation alone: it reads the
@@ -22,14 +24,16 @@ lowest keep index, then the lowest row).
 
 from __future__ import annotations
 
+import hashlib
 import os
-import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from agents.atomic import atomic_write
 from agents.base import Agent
 from agents.optimal import _yahtzee_classic as classic
 from agents.optimal import _yahtzee_russian as russian
@@ -60,7 +64,8 @@ from envs.rules.scorecard import (
     make_rules,
 )
 
-CACHE_VERSION = 1  # bump whenever the solver or the file layout changes
+# bump whenever the solver or the file layout changes (v2: a digest of the contents)
+CACHE_VERSION = 2
 
 # -- keeps as env actions ---------------------------------------------------------------
 
@@ -99,6 +104,10 @@ class _Model:
         """The state of one card as seen in an observation (each entry an array of one)."""
         raise NotImplementedError
 
+    def states(self, open_rows: np.ndarray, upper_sum, yahtzee_scored):
+        """The states of a batch of cards: ``open_rows`` (n, rows), the others (n,)."""
+        raise NotImplementedError
+
     def value(self, state) -> np.ndarray:
         raise NotImplementedError
 
@@ -117,9 +126,14 @@ class _ClassicModel(_Model):
         return stop, rows
 
     def state(self, open_rows, upper_sum, yahtzee_scored):
-        filled = sum(1 << k for k, o in enumerate(open_rows) if not o)
-        y = int(bool(yahtzee_scored) and self.tab.track_bonus)
-        return tuple(np.array([v]) for v in (filled, min(int(upper_sum), classic.CAP), y))
+        return self.states(np.array([open_rows], dtype=bool), [upper_sum], [yahtzee_scored])
+
+    def states(self, open_rows, upper_sum, yahtzee_scored):
+        open_rows = np.asarray(open_rows, dtype=bool)
+        filled = (~open_rows).astype(np.int64) @ (1 << np.arange(open_rows.shape[1]))
+        y = np.asarray(yahtzee_scored, dtype=bool) & self.tab.track_bonus
+        upper = np.minimum(np.asarray(upper_sum, dtype=np.int64), classic.CAP)
+        return filled, upper, y.astype(np.int64)
 
     def value(self, state):
         return self.values[state]
@@ -160,10 +174,13 @@ class _RussianModel(_Model):
         return stop, row
 
     def state(self, open_rows, upper_sum, yahtzee_scored):
-        closed = [not o for o in open_rows]
-        f1 = sum(1 << k for k in range(russian.N_UPPER) if closed[k])
-        f2 = sum(1 << j for j in range(russian.N_LOWER) if closed[russian.N_UPPER + j])
-        return tuple(np.array([v]) for v in (f1, int(upper_sum), f2))
+        return self.states(np.array([open_rows], dtype=bool), [upper_sum], [yahtzee_scored])
+
+    def states(self, open_rows, upper_sum, yahtzee_scored):
+        closed = ~np.asarray(open_rows, dtype=bool)
+        f1 = closed[:, : russian.N_UPPER].astype(np.int64) @ (1 << np.arange(russian.N_UPPER))
+        f2 = closed[:, russian.N_UPPER :].astype(np.int64) @ (1 << np.arange(russian.N_LOWER))
+        return f1, np.asarray(upper_sum, dtype=np.int64), f2
 
     def value(self, state):
         f1, s1, f2 = state
@@ -296,35 +313,99 @@ def cache_path(rules: ScorecardRules) -> Path:
     return cache_dir() / f"yahtzee-v{CACHE_VERSION}-{rules.rules}-{opts}.npz"
 
 
+def expected_arrays(rules: ScorecardRules) -> dict[str, tuple[tuple[int, ...], str]]:
+    """The arrays of a solution of ``rules``: name -> (shape, dtype)."""
+    if rules.rules == "classic":
+        n = len(rules.rows)
+        return {
+            "values": (classic.SHAPE, "float64"),
+            "joker_legal": ((1 << n, 6), "int16"),
+            "joker_score": ((1 << n, 6, n), "int16"),
+        }
+    return {
+        "stage1": ((1 << russian.N_UPPER, russian.N_SUMS), "float64"),
+        "stage2": ((1 << russian.N_LOWER,), "float64"),
+    }
+
+
+def _digest(expected_score: float, arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 of the score and every array's bytes, in name order."""
+    h = hashlib.sha256(np.float64(expected_score).tobytes())
+    for name in sorted(arrays):
+        h.update(name.encode() + np.ascontiguousarray(arrays[name]).tobytes())
+    return h.hexdigest()
+
+
+def _start_value(rules: ScorecardRules, arrays: dict[str, np.ndarray]) -> float:
+    if rules.rules == "classic":
+        return float(arrays["values"][0, 0, 0])
+    return float(arrays["stage1"][0, russian.OFFSET])
+
+
 def _load(path: Path, rules: ScorecardRules) -> Solution | None:
+    """The solution cached at ``path``, or None (with a warning naming the file when one
+    is there but damaged: empty, truncated, failing its CRC or digest, wrong shapes, NaN)."""
+    if not path.exists():
+        return None
     try:
         with np.load(path) as data:
-            arrays = {k: data[k] for k in data.files if k not in ("expected_score", "seconds")}
-            return Solution(rules, float(data["expected_score"]), arrays, float(data["seconds"]))
-    except (OSError, ValueError, KeyError):
-        return None  # missing or unreadable: solve again
+            files = {k: data[k] for k in data.files}  # reads (and CRC-checks) every member
+    except Exception as err:  # EOFError, BadZipFile, zlib.error, ValueError, OSError, ...
+        return _damaged(path, f"unreadable ({type(err).__name__}: {err})")
+    want = expected_arrays(rules)
+    names = set(want) | {"expected_score", "seconds", "digest"}
+    if set(files) != names:
+        return _damaged(path, f"holds {sorted(files)}, expected {sorted(names)}")
+    arrays = {k: files[k] for k in want}
+    for name, (shape, dtype) in want.items():
+        if arrays[name].shape != shape or arrays[name].dtype != dtype:
+            got = f"{arrays[name].shape} {arrays[name].dtype}"
+            return _damaged(path, f"{name} is {got}, expected {shape} {dtype}")
+    try:
+        expected = float(files["expected_score"])
+        seconds = float(files["seconds"])
+        digest = str(files["digest"])
+    except (TypeError, ValueError) as err:
+        return _damaged(path, f"bad scalars ({err})")
+    if digest != _digest(expected, arrays):
+        return _damaged(path, "its contents do not match their digest")
+    if not np.isfinite(expected) or expected != _start_value(rules, arrays):
+        return _damaged(path, f"expected_score {expected} is not the start state's value")
+    return Solution(rules, expected, arrays, seconds)
+
+
+def _damaged(path: Path, why: str) -> None:
+    warnings.warn(
+        f"solver cache {str(path)!r} is damaged: {why}; solving again and rewriting it",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    return None
 
 
 def _save(path: Path, solution: Solution) -> None:
+    """Write the solution atomically (agents.atomic): a kill leaves the old file or the new."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npz", delete=False) as f:
+        with atomic_write(path) as f:
             np.savez(
                 f,
                 expected_score=solution.expected_score,
                 seconds=solution.solve_seconds,
+                digest=_digest(solution.expected_score, solution.arrays),
                 **solution.arrays,
             )
-        os.replace(f.name, path)  # atomic: a reader never sees half a file
-    except OSError:
-        pass  # a read-only home only costs a re-solve next time
+    except OSError as err:  # a read-only home only costs a re-solve next time
+        warnings.warn(
+            f"cannot write the solver cache {str(path)!r} ({err})", RuntimeWarning, stacklevel=2
+        )
 
 
 _MEMORY: dict[ScorecardRules, Solution] = {}
 
 
 def solve(rules: str | ScorecardRules = "russian", cache: bool = True, **options) -> Solution:
-    """The optimal solution of a scorecard game (RULES.md sections 4 and 5).
+    """The optimal solution of a scorecard game (docs/rules.md sections 4 and 5).
 
     ``rules``: ``"russian"`` (option ``scratch``) or ``"classic"`` (options
     ``joker``, ``yahtzee_bonus``), validated by the rules module. With

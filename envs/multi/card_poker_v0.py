@@ -27,7 +27,7 @@ class raw_env(MatchAEC, EzPickle):
     """
     ## Description
 
-    Card poker on 36 or 54 cards with jokers (RULES.md section 3) with every
+    Card poker on 36 or 54 cards with jokers (docs/rules.md section 3) with every
     seat an agent ``player_0`` .. ``player_{n-1}`` (``player_i`` sits in seat
     ``i``; seat 0 draws and bids first in the first deal). Players who have
     passed wait for the deal to end.
@@ -59,7 +59,7 @@ class raw_env(MatchAEC, EzPickle):
     ## Arguments
 
     ``n_players`` (3, 2-6), ``episode`` ("deal" | "session"), ``max_deals``
-    (100), ``render_mode`` ("ansi" | "human") and every rule option of
+    (100), ``render_mode`` ("ansi" | "human" | "rgb_array") and every rule option of
     ``CardPokerEnv``.
 
     ## Version History
@@ -68,7 +68,7 @@ class raw_env(MatchAEC, EzPickle):
     """
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "card_poker_v0",
         "is_parallelizable": False,
         "render_fps": 4,
@@ -106,17 +106,20 @@ class raw_env(MatchAEC, EzPickle):
         )
         self.agent_selection = self._agent_of(self.match.current_player)
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.possible_agents.index(agent)
+    def _observation(self, seat: int) -> np.ndarray:
         m = self.match
-        mask = np.zeros(self.rules.n_actions, dtype=np.int8)
-        if not m.done and m.current_player == seat:
-            mask[m.game.legal_actions()] = 1
-        obs = observe(m.game, seat, m.deals_left, m.net[seat])
-        return {"observation": obs, "action_mask": mask}
+        return observe(m.game, seat, m.deals_left, m.net[seat])
 
     def _final_info(self) -> dict:
         return {"winners": [self._agent_of(s) for s in self.match.game.showdown.winners]}
+
+    def render_rgb(self, labels: dict[int, str] | None = None) -> np.ndarray:
+        from envs.render import draw_card_poker  # Pillow is loaded only when a frame is asked for
+
+        m = self.match
+        labels = labels or dict(enumerate(self.possible_agents))
+        # as the text: seen by the player to act; after the deal only shown hands
+        return draw_card_poker(m, labels, -1 if m.done else m.current_player)
 
     def render_text(self) -> str:
         m = self.match

@@ -29,7 +29,7 @@ class raw_env(MatchAEC, EzPickle):
     """
     ## Description
 
-    Prison dice poker (RULES.md sections 1 and 2) with every seat an agent
+    Prison dice poker (docs/rules.md sections 1 and 2) with every seat an agent
     ``player_0`` .. ``player_{n-1}`` (``player_i`` sits in seat ``i``). The
     agent to act is the one rolling; players not in a play-off just wait.
 
@@ -60,7 +60,7 @@ class raw_env(MatchAEC, EzPickle):
 
     ``n_dice`` (5 or 6), ``n_players`` (3, 2-6), ``episode`` ("game" |
     "circle"), ``first_player`` ("roll" | a seat), ``render_mode`` ("ansi" |
-    "human") and every rule option of ``DicePokerEnv``.
+    "human" | "rgb_array") and every rule option of ``DicePokerEnv``.
 
     ## Version History
 
@@ -68,7 +68,7 @@ class raw_env(MatchAEC, EzPickle):
     """
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "dice_poker_v0",
         "is_parallelizable": False,
         "render_fps": 4,
@@ -109,17 +109,17 @@ class raw_env(MatchAEC, EzPickle):
         )
         self.agent_selection = self._agent_of(self.match.current_player)
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.possible_agents.index(agent)
+    def _observation(self, seat: int) -> np.ndarray:
         m = self.match
-        mask = np.zeros(self.rules.n_actions, dtype=np.int8)
-        if not m.done and m.current_player == seat:
-            mask[m.game.legal_actions()] = 1
-        obs = observe(m.game, seat, m.games_left, m.chips[seat])
-        return {"observation": obs, "action_mask": mask}
+        return observe(m.game, seat, m.games_left, m.chips[seat])
 
     def _final_info(self) -> dict:
         return {"winner": self._agent_of(self.match.game.winner)}
+
+    def render_rgb(self, labels: dict[int, str] | None = None) -> np.ndarray:
+        from envs.render import draw_dice_poker  # Pillow is loaded only when a frame is asked for
+
+        return draw_dice_poker(self.match, labels or dict(enumerate(self.possible_agents)))
 
     def render_text(self) -> str:
         labels = dict(enumerate(self.possible_agents))

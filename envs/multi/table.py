@@ -1,7 +1,8 @@
-"""What the PettingZoo AEC envs share: agents ``player_i``, spaces, seeding, text rendering."""
+"""What the PettingZoo AEC envs share: agents ``player_i``, spaces, seeding, rendering."""
 
 from __future__ import annotations
 
+import copy
 import warnings
 from abc import abstractmethod
 
@@ -9,6 +10,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
+
+from envs.spaces import to_action
 
 
 class TableAEC(AECEnv):
@@ -71,9 +74,15 @@ class TableAEC(AECEnv):
     def render_text(self) -> str:
         """The table as text."""
 
-    def render(self) -> str | None:
+    @abstractmethod
+    def render_rgb(self, labels: dict[int, str] | None = None) -> np.ndarray:
+        """The table as an H×W×3 uint8 frame (``labels``: seat -> name, default player_i)."""
+
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            return self.render_rgb()
         text = self.render_text()
         if self.render_mode == "human":
             print(text)
@@ -83,6 +92,23 @@ class TableAEC(AECEnv):
     def close(self) -> None:
         pass
 
+    def __deepcopy__(self, memo: dict) -> TableAEC:
+        # EzPickle (kept for pickling: a pickled env comes back new, built from its
+        # arguments) would make a deep copy un-reset; a copy carries the state along.
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        for key, value in vars(self).items():
+            setattr(new, key, copy.deepcopy(value, memo))
+        return new
+
+    @abstractmethod
+    def _legal_actions(self) -> list[int]:
+        """The legal actions of the agent to act."""
+
+    def _action(self, action: object) -> int:
+        """``action`` as an int (see :func:`envs.spaces.to_action`), or the ValueError."""
+        return to_action(action, self._legal_actions)
+
 
 class MatchAEC(TableAEC):
     """A table that plays a rules-layer match (``step(action) -> payoffs``,
@@ -91,6 +117,9 @@ class MatchAEC(TableAEC):
 
     match = None
 
+    def _legal_actions(self) -> list[int]:
+        return [] if self.match.done else self.match.game.legal_actions()
+
     def _agent_of(self, seat: int) -> str:
         return self.possible_agents[seat]
 
@@ -98,12 +127,25 @@ class MatchAEC(TableAEC):
     def _final_info(self) -> dict:
         """What every agent's info holds once the match is over."""
 
+    @abstractmethod
+    def _observation(self, seat: int) -> np.ndarray:
+        """What ``seat`` sees now (the game's observation layout)."""
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.possible_agents.index(agent)
+        m = self.match
+        mask = np.zeros(self.rules.n_actions, dtype=np.int8)
+        if not m.done and m.current_player == seat:
+            mask[m.game.legal_actions()] = 1
+        return {"observation": self._observation(seat), "action_mask": mask}
+
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        payoffs = self.match.step(action)  # raises on an illegal action, changing nothing
+        # raises on an illegal action, changing nothing
+        payoffs = self.match.step(self._action(action))
         self._cumulative_rewards[agent] = 0
         self.rewards = dict.fromkeys(self.agents, 0)
         for seat, gain in payoffs.items():

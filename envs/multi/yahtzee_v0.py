@@ -28,7 +28,7 @@ class raw_env(TableAEC, EzPickle):
 
     The scorecard dice game for 2 or more players ``player_0`` ..
     ``player_{n-1}``, each with their own card: "Покер на костях"
-    (``rules="russian"``, RULES.md section 4) or classic Yahtzee
+    (``rules="russian"``, docs/rules.md section 4) or classic Yahtzee
     (``rules="classic"``, section 5). Players take whole turns in seat order,
     ``player_0`` first; a turn is up to three rolls and ends when the player
     fills a row. After ``n_rows`` rounds (17 russian, 13 classic) every card
@@ -66,7 +66,7 @@ class raw_env(TableAEC, EzPickle):
     ``n_players`` (2, at least 2), ``rules`` ("russian" | "classic"), the
     rule options of ``YahtzeeEnv`` (``scratch``; ``yahtzee_bonus``, ``joker``),
     ``reward`` ("settlement" | "points"), ``reward_scale`` (1.0),
-    ``render_mode`` ("ansi" | "human").
+    ``render_mode`` ("ansi" | "human" | "rgb_array").
 
     ## Version History
 
@@ -74,7 +74,7 @@ class raw_env(TableAEC, EzPickle):
     """
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "yahtzee_v0",
         "is_parallelizable": False,
         "render_fps": 4,
@@ -98,15 +98,8 @@ class raw_env(TableAEC, EzPickle):
         n_players = games.check_whole("n_players", n_players, 2)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if (
-            isinstance(reward_scale, bool)
-            or not isinstance(reward_scale, int | float)
-            or not np.isfinite(reward_scale)
-            or reward_scale <= 0
-        ):
-            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
         self.reward = reward
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = games.check_positive("reward_scale", reward_scale)
         self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
         self._setup_table(
             n_players, obs_space(self.rules, n_players=n_players), self.n_actions, render_mode
@@ -117,7 +110,11 @@ class raw_env(TableAEC, EzPickle):
         self._reset_table(seed, options)
         # every card rolls from the table's one generator, in playing order
         self.match = ScorecardMatch(self.n_players, self._np_random, self.rules)
+        self._last: tuple[int, int] | None = None  # (seat, action) for the picture
         self.agent_selection = self.possible_agents[0]
+
+    def _legal_actions(self) -> list[int]:
+        return self.games[self._seat].legal_actions() if self.games else []
 
     @property
     def games(self) -> list[ScorecardGame]:
@@ -149,7 +146,10 @@ class raw_env(TableAEC, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        points = self.match.step(action)  # raises on an illegal action, changing nothing
+        seat = self._seat
+        # raises on an illegal action, changing nothing
+        points = self.match.step(self._action(action))
+        self._last = (seat, int(action))
         self._cumulative_rewards[agent] = 0
         self.rewards = dict.fromkeys(self.agents, 0)
         if self.reward == "points":
@@ -181,6 +181,12 @@ class raw_env(TableAEC, EzPickle):
                 "result: " + ", ".join(f"{a} {t} ({t - mean:+.2f})" for a, t in totals.items())
             )
         return "\n".join(parts)
+
+    def render_rgb(self, labels: dict[int, str] | None = None) -> np.ndarray:
+        from envs.render import draw_scorecard  # Pillow is loaded only when a frame is asked for
+
+        labels = labels or dict(enumerate(self.possible_agents))
+        return draw_scorecard(self.games, self._seat, labels, self._last)
 
 
 def _summary(game: ScorecardGame, title: str) -> str:

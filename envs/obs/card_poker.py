@@ -2,27 +2,10 @@
 
 A flat float32 vector of ``D + 13 + 5n`` values for a ``D``-card deck and
 ``n`` players (64 for 36 cards and 3 players). Per-player fields list you
-first, then the seats to your left in order.
+first, then the seats to your left in order. The fields of :func:`layout` define
+it (36 cards, 3 players):
 
-| index (36 cards) | field | meaning |
-|---|---|---|
-| 0-35 | cards | own hand, one-hot over the deck |
-| 36-38 | phase | one-hot: draw, bet, over |
-| 39 | hand_rank | own hand's category, its place in the variant's order (0 = high card) |
-| 40 | hand_strength | share of all 5-card hands of the deck it beats (ties count half) |
-| 41 | pot | chips in the pot |
-| 42 | bid | the previous bid, 0 while nobody has bid |
-| 43 | reveal_cost | what revealing costs now |
-| 44 | bids | bids made this deal, all players |
-| 45 | bids_left | bids still allowed (``max_bids`` - bids) |
-| 46 | position | your place in this deal's order (0 = first to draw and bid) |
-| 47 | deals_left | deals still possible after this one (session) |
-| 48 | net | your net chips from finished deals of this episode |
-| 49 + | stacks (n) | chips in hand of each player |
-| … | drawn (n) | cards each player exchanged, -1 before their draw |
-| … | in (n) | 1 while the player has not passed |
-| … | bids_by (n) | bids each player made this deal |
-| … | bid_chips (n) | chips each player bid this deal |
+{index_table}
 
 Deck index = (rank - 6) * 4 + suit for 36 cards, (rank - 2) * 4 + suit for 54
 with the jokers at 52 and 53; suits S H D C = 0 1 2 3, ranks J Q K A = 11 12 13 14.
@@ -53,20 +36,38 @@ def layout(n_cards: int = 36, n_players: int = 3) -> Layout:
     n = n_players
     return Layout(
         [
-            Field("cards", n_cards, 0, 1, "own hand, one-hot over the deck"),
+            Field("cards", n_cards, 0, 1, "own hand, one-hot over the deck (deck index below)"),
             Field("phase", 3, 0, 1, "one-hot: draw, bet, over"),
-            Field("hand_rank", None, 0, len(Category) - 1, "own hand's category (0 = high card)"),
-            Field("hand_strength", None, 0, 1, "share of all 5-card hands it beats"),
+            Field(
+                "hand_rank",
+                None,
+                0,
+                len(Category) - 1,
+                "own hand's category, its place in the variant's order (0 = high card)",
+            ),
+            Field(
+                "hand_strength",
+                None,
+                0,
+                1,
+                "share of all 5-card hands of the deck it beats (ties count half)",
+            ),
             Field("pot", None, 0, inf, "chips in the pot"),
             Field("bid", None, 0, inf, "the previous bid, 0 while nobody has bid"),
             Field("reveal_cost", None, 0, inf, "what revealing costs now"),
             Field("bids", None, 0, inf, "bids made this deal, all players"),
-            Field("bids_left", None, 0, inf, "bids still allowed"),
-            Field("position", None, 0, MAX_PLAYERS - 1, "your place in this deal's order"),
-            Field("deals_left", None, 0, inf, "deals still possible after this one"),
-            Field("net", None, -inf, inf, "your net chips from finished deals"),
-            Field("stacks", n, 0, inf, "chips in hand, you first then to your left"),
-            Field("drawn", n, -1, HAND_SIZE, "cards each player exchanged, -1 before the draw"),
+            Field("bids_left", None, 0, inf, "bids still allowed (``max_bids`` - bids)"),
+            Field(
+                "position",
+                None,
+                0,
+                MAX_PLAYERS - 1,
+                "your place in this deal's order (0 = first to draw and bid)",
+            ),
+            Field("deals_left", None, 0, inf, "deals still possible after this one (session)"),
+            Field("net", None, -inf, inf, "your net chips from finished deals of this episode"),
+            Field("stacks", n, 0, inf, "chips in hand of each player"),
+            Field("drawn", n, -1, HAND_SIZE, "cards each player exchanged, -1 before their draw"),
             Field("in", n, 0, 1, "1 while the player has not passed"),
             Field("bids_by", n, 0, inf, "bids each player made this deal"),
             Field("bid_chips", n, 0, inf, "chips each player bid this deal"),
@@ -134,3 +135,6 @@ def decode_observation(obs: np.ndarray, n_cards: int = 36) -> dict[str, np.ndarr
     out = layout(n_cards, n_players).decode(obs)
     out["n_players"] = float(n_players)
     return out
+
+
+__doc__ = layout(36, 3).document(__doc__)

@@ -1,25 +1,10 @@
 """What a seat of prison dice poker sees, as numbers (``DicePoker-v0``, ``DicePoker6-v0``,
 ``dice_poker_v0``).
 
-A flat float32 vector of ``2*n_dice + 24`` values (34 for five dice):
+A flat float32 vector of ``2*n_dice + 24`` values (34 for five dice); the fields
+of :func:`layout` define it (five dice):
 
-| index (5 dice) | field | meaning |
-|---|---|---|
-| 0-4 | dice | own dice, sorted ascending (faces 1-6); zeros when it is not your turn |
-| 5-9 | frozen | 1 where the die may not be re-rolled any more |
-| 10-15 | face_counts | how many ones .. sixes |
-| 16 | rolls_used | 1, 2 (the third roll ends the turn); 0 when it is not your turn |
-| 17-20 | hand | own hand: rank (-1 if none), points, tie-break faces (0, 0 unless a face variant) |
-| 21-24 | best | best finished hand of this round, same layout; rank -1 if none |
-| 25 | best_count | how many finished players hold that best hand |
-| 26 | players_after | players of this round still to roll after the one rolling |
-| 27 | round_players | players in this round (all, or the tied in a play-off) |
-| 28 | pot | chips in the pot |
-| 29 | playoff | 0 in the main round, k in the k-th play-off |
-| 30 | seat | your seat at the table |
-| 31 | position | your place in this round's order (0 = first to roll), -1 if not in it |
-| 32 | games_left | games of the circle still to come after this one |
-| 33 | chips | your net chips so far this episode |
+{index_table}
 
 For six dice every index from ``frozen`` on shifts by one, from ``face_counts``
 on by two. Hand ranks follow the rules (five dice: nothing 0 .. poker 6; six
@@ -36,8 +21,6 @@ from envs.obs.layout import Field, Layout
 from envs.rules.dice_hands import DiceHand
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame
 
-_HAND_DOC = "rank (-1 = none), points, two tie-break faces"
-
 
 @cache
 def layout(n_dice: int = 5) -> Layout:
@@ -48,20 +31,58 @@ def layout(n_dice: int = 5) -> Layout:
     top = 6 * n_dice
     return Layout(
         [
-            Field("dice", n_dice, 0, 6, "own dice, sorted ascending (faces 1-6)"),
+            Field(
+                "dice",
+                n_dice,
+                0,
+                6,
+                "own dice, sorted ascending (faces 1-6); zeros when it is not your turn",
+            ),
             Field("frozen", n_dice, 0, 1, "1 where the die may not be re-rolled any more"),
             Field("face_counts", 6, 0, n_dice, "how many ones .. sixes"),
-            Field("rolls_used", None, 0, MAX_ROLLS, "rolls of this turn so far"),
-            Field("hand", 4, -1, top, "own hand: " + _HAND_DOC),
-            Field("best", 4, -1, top, "best finished hand of this round: " + _HAND_DOC),
-            Field("best_count", None, 0, 6, "finished players holding that best hand"),
-            Field("players_after", None, 0, 5, "players of this round still to roll"),
-            Field("round_players", None, 0, 6, "players in this round"),
+            Field(
+                "rolls_used",
+                None,
+                0,
+                MAX_ROLLS,
+                "1, 2 (the third roll ends the turn); 0 when it is not your turn",
+            ),
+            Field(
+                "hand",
+                4,
+                -1,
+                top,
+                "own hand: rank (-1 if none), points, tie-break faces (0, 0 unless a face variant)",
+            ),
+            Field(
+                "best", 4, -1, top, "best finished hand of this round, same layout; rank -1 if none"
+            ),
+            Field("best_count", None, 0, 6, "how many finished players hold that best hand"),
+            Field(
+                "players_after",
+                None,
+                0,
+                5,
+                "players of this round still to roll after the one rolling",
+            ),
+            Field(
+                "round_players",
+                None,
+                0,
+                6,
+                "players in this round (all, or the tied in a play-off)",
+            ),
             Field("pot", None, 0, inf, "chips in the pot"),
             Field("playoff", None, 0, inf, "0 in the main round, k in the k-th play-off"),
-            Field("seat", None, 0, 5, "your seat"),
-            Field("position", None, -1, 5, "your place in this round's order, -1 if not in it"),
-            Field("games_left", None, 0, 5, "games of the circle still to come"),
+            Field("seat", None, 0, 5, "your seat at the table"),
+            Field(
+                "position",
+                None,
+                -1,
+                5,
+                "your place in this round's order (0 = first to roll), -1 if not in it",
+            ),
+            Field("games_left", None, 0, 5, "games of the circle still to come after this one"),
             Field("chips", None, -inf, inf, "your net chips so far this episode"),
         ],
         what=f"dice poker with {n_dice} dice",
@@ -125,3 +146,6 @@ def observe(game: DicePokerGame, seat: int, games_left: int = 0, chips: float = 
 def decode_observation(obs: np.ndarray, n_dice: int = 5) -> dict[str, np.ndarray | float]:
     """Split an observation into its named fields (scalars as floats)."""
     return layout(n_dice).decode(obs)
+
+
+__doc__ = layout(5).document(__doc__)

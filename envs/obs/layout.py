@@ -13,6 +13,7 @@ anything above the rules layer).
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
@@ -73,6 +74,13 @@ class Layout:
             idx = str(s.start) if f.width == 1 else f"{s.start}-{s.stop - 1}"
             lines.append(f"| {idx} | {f.name} | {f.doc} |")
         return "\n".join(lines)
+
+    def document(self, doc: str | None, marker: str = "{index_table}") -> str | None:
+        """``doc`` (a docstring; dedented) with ``marker`` replaced by :meth:`index_table`,
+        so a docstring shows the table that the fields themselves define (one place)."""
+        if doc is None:  # python -OO strips docstrings
+            return None
+        return inspect.cleandoc(doc).replace(marker, self.index_table())
 
     def box(self):
         """The ``gymnasium.spaces.Box`` with each field's bounds."""

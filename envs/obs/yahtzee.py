@@ -2,22 +2,13 @@
 ``YahtzeeClassic-v0``, ``yahtzee_v0``).
 
 A flat float32 vector of ``2*n + 18`` values (52 russian, 44 classic), ``n`` =
-number of rows; the AEC env appends ``others_total`` (``n_players - 1`` values):
+number of rows; the AEC env appends ``others_total`` (``n_players - 1`` values).
+The fields of :func:`layout` define it; for the russian card (n = 17) with two players:
 
-| index | field | meaning |
-|---|---|---|
-| 0-5 | face_counts | how many ones .. sixes |
-| 6-10 | dice | the dice, sorted ascending (faces 1-6) |
-| 11 | rolls_used | 1, 2 or 3 rolls of this turn so far |
-| 12 .. 11+n | open_rows | 1 where row k is still open |
-| 12+n | stage | russian: 1 while a stage-1 row is open, then 2; classic: 0 |
-| 13+n | upper_sum | sum of the filled stage-1 (russian) / upper (classic) rows |
-| 14+n | bonus | the card bonus earned so far: russian 0/50, classic 0/35 |
-| 15+n | yahtzee_scored | classic: the Yahtzee row holds 50 (extra Yahtzees earn 100) |
-| 16+n | joker | classic: the dice are a Yahtzee and the Yahtzee row is filled |
-| 17+n | total | the card's total so far, bonuses included |
-| 18+n .. 17+2n | fill_points | what filling row k now would gain (0 where illegal) |
-| 18+2n .. | others_total | AEC env only: the other players' totals, in turn order after you |
+{index_table}
+
+Classic (n = 13) has 13 values of ``open_rows`` and of ``fill_points``, so every
+index after ``open_rows`` is 4 lower.
 
 For a waiting player (AEC env) face_counts, dice, rolls_used, joker and
 fill_points are zeros.
@@ -58,23 +49,72 @@ def _layout(r: ScorecardRules, n_players: int) -> Layout:
     # the largest single gain: a row at its best plus the bonus it may complete
     hi_fill = best_fill + (50 if russian else 35 + 100)
     others = (
-        [Field("others_total", n_players - 1, lo_total, hi_total, "the others' totals")]
+        [
+            Field(
+                "others_total",
+                n_players - 1,
+                lo_total,
+                hi_total,
+                "AEC env only: the other players' totals, in turn order after you",
+            )
+        ]
         if multi
         else []
     )
     return Layout(
         [
             Field("face_counts", 6, 0, N_DICE, "how many ones .. sixes", "int"),
-            Field("dice", N_DICE, 0 if multi else 1, 6, "the dice, sorted ascending", "int"),
-            Field("rolls_used", None, 0 if multi else 1, MAX_ROLLS, "rolls of this turn so far"),
+            Field(
+                "dice",
+                N_DICE,
+                0 if multi else 1,
+                6,
+                "the dice, sorted ascending (faces 1-6)",
+                "int",
+            ),
+            Field(
+                "rolls_used",
+                None,
+                0 if multi else 1,
+                MAX_ROLLS,
+                "1, 2 or 3 rolls of this turn so far",
+            ),
             Field("open_rows", n, 0, 1, "1 where row k is still open", "bool"),
-            Field("stage", None, 0, 2, "russian: 1 while a stage-1 row is open, then 2"),
-            Field("upper_sum", None, -63 if russian else 0, 42 if russian else 105, "upper sum"),
-            Field("bonus", None, 0, 50 if russian else 35, "the card bonus earned so far"),
-            Field("yahtzee_scored", None, 0, 1, "classic: the Yahtzee row holds 50"),
-            Field("joker", None, 0, 1, "classic: a Yahtzee with the Yahtzee row filled"),
-            Field("total", None, lo_total, hi_total, "the card's total so far"),
-            Field("fill_points", n, -18 if russian else 0, hi_fill, "what filling row k gains"),
+            Field(
+                "stage", None, 0, 2, "russian: 1 while a stage-1 row is open, then 2; classic: 0"
+            ),
+            Field(
+                "upper_sum",
+                None,
+                -63 if russian else 0,
+                42 if russian else 105,
+                "sum of the filled stage-1 (russian) / upper (classic) rows",
+            ),
+            Field(
+                "bonus",
+                None,
+                0,
+                50 if russian else 35,
+                "the card bonus earned so far: russian 0/50, classic 0/35",
+            ),
+            Field(
+                "yahtzee_scored",
+                None,
+                0,
+                1,
+                "classic: the Yahtzee row holds 50 (extra Yahtzees earn 100)",
+            ),
+            Field(
+                "joker", None, 0, 1, "classic: the dice are a Yahtzee and the Yahtzee row is filled"
+            ),
+            Field("total", None, lo_total, hi_total, "the card's total so far, bonuses included"),
+            Field(
+                "fill_points",
+                n,
+                -18 if russian else 0,
+                hi_fill,
+                "what filling row k now would gain (0 where illegal)",
+            ),
             *others,
         ],
         what=f"the {r.rules} scorecard game with {n_players} player(s)",
@@ -151,3 +191,6 @@ def decode_observation(
 ) -> dict[str, np.ndarray | float]:
     """Split an observation into its named fields (scalars as floats, dice as ints)."""
     return layout(rules, n_players).decode(obs)
+
+
+__doc__ = layout("russian", 2).document(__doc__)

@@ -1,10 +1,10 @@
-"""Hands of card poker on 36 or 54 cards with jokers (RULES.md section 3).
+"""Hands of card poker on 36 or 54 cards with jokers (docs/rules.md section 3).
 
 ``evaluate_hand(cards, **variant)`` returns a :class:`CardHand`; hands compare
 by ``(rank, tiebreak)`` where ``rank`` is the category's place in the
 variant's order: ``a < b`` means ``b`` wins, ``a == b`` splits the pot.
 
-Variant options (defaults are RULES.md's):
+Variant options (defaults are those of docs/rules.md):
 
 - ``deck`` 36 | 54, ``joker_card`` "6S" (36 cards: any of its cards, or None);
 - ``categories`` "full" | "short" (no colour, suit, straight, straight colour);
@@ -38,10 +38,12 @@ from math import comb
 import numpy as np
 
 from envs.rules.cards import Card, Deck, make_deck, parse_cards
+from envs.rules.hand_order import KeyOrdered
 
 
 class Category(IntEnum):
-    """Card hands in the source's order (RULES.md, ``categories="full"``); higher wins."""
+    """Card hands in the source's order (docs/rules.md section 3, ``categories="full"``);
+    higher wins."""
 
     HIGH_CARD = 0
     PAIR = 1
@@ -112,7 +114,7 @@ def hand_names(categories: str = "full", swap_four_and_straight_flush: bool = Fa
 
 @total_ordering
 @dataclass(frozen=True, eq=False)
-class CardHand:
+class CardHand(KeyOrdered):
     """A valued hand: ``category``, its ``tiebreak`` ranks and ``rank`` (place in the order)."""
 
     category: Category
@@ -131,28 +133,14 @@ class CardHand:
     def key(self) -> tuple[int, ...]:
         return (self.rank, *self.tiebreak)
 
-    def _comparable(self, other: object) -> bool:
-        if not isinstance(other, CardHand):
-            return False
-        if self.variant != other.variant:
-            raise ValueError(
-                f"cannot compare hands valued under different rules: {self.variant} "
-                f"and {other.variant}"
-            )
-        return True
+    @property
+    def family(self) -> tuple:
+        return self.variant
 
-    def __eq__(self, other: object) -> bool:
-        if not self._comparable(other):
-            return NotImplemented
-        return self.key == other.key
-
-    def __lt__(self, other: object) -> bool:
-        if not self._comparable(other):
-            return NotImplemented
-        return self.key < other.key
-
-    def __hash__(self) -> int:
-        return hash((self.variant, self.key))
+    def _mismatch(self, other: CardHand) -> str:
+        return (
+            f"cannot compare hands valued under different rules: {self.variant} and {other.variant}"
+        )
 
     def __repr__(self) -> str:
         cards = " ".join(map(str, self.cards))
@@ -345,6 +333,12 @@ class HandEvaluator:
         """Strengths of an ``(n, 5)`` array of hands (deck indices, rows in any order)."""
         hands = np.sort(np.asarray(hands), axis=1)
         return self.table[self._patterns.combo_index(hands)]
+
+    @property
+    def binom(self) -> np.ndarray:
+        """``binom[k][x] = C(x, k)`` (k = 0..5): a sorted hand ``a < b < c < d < e`` is row
+        ``C(a,1) + C(b,2) + C(c,3) + C(d,4) + C(e,5)`` of :attr:`table`."""
+        return self._patterns.binom
 
     def describe(self, strength: int) -> tuple[Category, tuple[int, ...]]:
         return self.categories[strength], self.tiebreaks[strength]

@@ -1,4 +1,4 @@
-"""One deal of card poker as a state machine, and sessions of deals (RULES.md section 3).
+"""One deal of card poker as a state machine, and sessions of deals (docs/rules.md section 3).
 
 A deal: every player antes, gets five cards, then in turn order draws once
 (an action is the bit set of cards to exchange, bit i = the i-th card of the
@@ -16,6 +16,13 @@ Decisions on gaps (see the README): when the stock runs out during the draw,
 the cards discarded earlier in this draw are shuffled into a new stock (the
 drawing player's own discards are set aside first); with at most six players
 the 36-card deck never runs short this way.
+
+Chance is an input (as OpenSpiel's chance outcomes): a deal takes its shuffled
+deck as ``deck_order``, and a step that needs a shuffle takes it as ``chance``, a
+permutation of the deck's indices: a draw that runs the stock short appends the
+earlier discards in the order they appear in ``chance``; in a session, the step
+that ends a deal deals the next one from ``chance``. Without them the game draws
+from its seeded ``rng`` as before, so seeded games are unchanged.
 
 Action numbers are shared by every layer: ``0..31`` discard sets,
 :data:`PASS`, :data:`REVEAL`, then ``bid_action(b)`` for ``b`` in
@@ -38,7 +45,7 @@ from envs.rules.card_hands import (
     get_evaluator,
 )
 from envs.rules.cards import Deck
-from envs.rules.seats import split_pot, turn_order
+from envs.rules.seats import GameSeries, action_mask, split_pot, turn_order
 
 HAND_SIZE = 5
 N_DISCARDS = 2**HAND_SIZE
@@ -46,10 +53,52 @@ PASS = N_DISCARDS
 REVEAL = N_DISCARDS + 1
 FIRST_BID = N_DISCARDS + 2
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
-# the exchanges of at most k cards, k = 0..5
+# the exchanges of at most k cards, k = 0..5 (bit i of a discard set = the i-th card)
 _DISCARDS_UP_TO = [
     tuple(a for a in range(N_DISCARDS) if a.bit_count() <= k) for k in range(HAND_SIZE + 1)
 ]
+# the same as rows of a mask over the discard actions: DISCARD_MASKS[k][a]
+DISCARD_MASKS = np.array(
+    [[a in allowed for a in range(N_DISCARDS)] for allowed in _DISCARDS_UP_TO], dtype=bool
+)
+
+
+# -- bookkeeping on numbers and numpy arrays alike (the batched engine calls these) ---------
+
+
+def max_exchange(stack, draw_fee: int):
+    """The most cards a player holding ``stack`` chips may exchange (the draw fee is paid
+    per card, no credit)."""
+    if not draw_fee:
+        return np.full_like(stack, HAND_SIZE) if isinstance(stack, np.ndarray) else HAND_SIZE
+    if isinstance(stack, np.ndarray):
+        return np.minimum(stack // draw_fee, HAND_SIZE)
+    return min(stack // draw_fee, HAND_SIZE)
+
+
+def reveal_cost(level, min_bid: int):
+    """What revealing costs: the previous bid, ``min_bid`` while nobody has bid."""
+    return (
+        np.where(level > 0, level, min_bid)
+        if isinstance(level, np.ndarray)
+        else (level if level else min_bid)
+    )
+
+
+def bid_bounds(level, stack, min_bid: int, max_bid: int):
+    """``(low, high)``: a bid is at least the previous one (and ``min_bid``), at most
+    ``max_bid`` and what the player holds; none is possible when ``low > high``."""
+    if isinstance(level, np.ndarray) or isinstance(stack, np.ndarray):
+        return np.maximum(level, min_bid), np.minimum(max_bid, stack)
+    return max(level, min_bid), min(max_bid, stack)
+
+
+def broke(stacks, ante: int):
+    """A session stops when a player cannot pay the next ante or holds no chips
+    (``stacks`` per seat on the last axis)."""
+    if isinstance(stacks, np.ndarray):
+        return ((stacks < ante) | (stacks == 0)).any(axis=-1)
+    return any(chips < ante or chips == 0 for chips in stacks)
 
 
 class Phase(IntEnum):
@@ -60,7 +109,7 @@ class Phase(IntEnum):
 
 @dataclass(frozen=True)
 class CardPokerRules:
-    """Every option of card poker; the defaults are RULES.md's."""
+    """Every option of card poker; the defaults are those of docs/rules.md."""
 
     deck: int = 36
     joker_card: str | None = "6S"
@@ -189,11 +238,7 @@ class CardPokerGame:
         if deck_order is None:
             self.stock = [int(c) for c in rng.permutation(self.deck.size)]
         else:
-            self.stock = [int(c) for c in deck_order]
-            if sorted(self.stock) != list(range(self.deck.size)):
-                raise ValueError(
-                    f"deck_order must be a permutation of the {self.deck.size} deck indices"
-                )
+            self.stock = check_deck_order(deck_order, self.deck.size, "deck_order")
         self.hands: list[tuple[int, ...]] = [()] * n_players
         for seat in self.order:
             self.hands[seat] = tuple(sorted(self.stock[:HAND_SIZE]))
@@ -226,7 +271,7 @@ class CardPokerGame:
 
     @property
     def reveal_cost(self) -> int:
-        return self.level if self.level else self.rules.min_bid
+        return reveal_cost(self.level, self.rules.min_bid)
 
     @property
     def bids_left(self) -> int:
@@ -244,22 +289,18 @@ class CardPokerGame:
             return []
         stack = self.stacks[self.current_player]
         if self.phase == Phase.DRAW:
-            fee = self.rules.draw_fee
-            return list(_DISCARDS_UP_TO[min(stack // fee, HAND_SIZE) if fee else HAND_SIZE])
+            return list(_DISCARDS_UP_TO[max_exchange(stack, self.rules.draw_fee)])
         legal = [PASS]
         if self.reveal_cost <= stack:
             legal.append(REVEAL)
         if self.n_bids < self.rules.max_bids:
-            low = max(self.level, self.rules.min_bid)
-            high = min(self.rules.max_bid, stack)
+            low, high = bid_bounds(self.level, stack, self.rules.min_bid, self.rules.max_bid)
             base = FIRST_BID - self.rules.min_bid
             legal.extend(range(base + low, base + high + 1))
         return legal
 
     def action_mask(self) -> np.ndarray:
-        mask = np.zeros(self.rules.n_actions, dtype=bool)
-        mask[self.legal_actions()] = True
-        return mask
+        return action_mask(self.legal_actions(), self.rules.n_actions)
 
     def payoffs(self) -> dict[int, int]:
         """Net chips of this deal per seat (zero-sum); only once the deal is over."""
@@ -268,11 +309,15 @@ class CardPokerGame:
         return {s: self.stacks[s] - self.start_stacks[s] for s in range(self.n_players)}
 
     # -- transitions ---------------------------------------------------------
-    def step(self, action: int) -> None:
+    def step(self, action: int, chance: Sequence[int] | None = None) -> None:
         """Play ``action`` for the current player.
 
+        ``chance`` (a permutation of the deck indices) orders the new stock if this
+        draw runs the stock short; without it the game shuffles with ``rng``.
         Raises ``ValueError`` naming the legal actions, leaving the deal unchanged.
         """
+        if chance is not None:
+            chance = check_deck_order(chance, self.deck.size, "chance")
         legal = self.legal_actions()
         if (
             isinstance(action, bool)
@@ -287,7 +332,7 @@ class CardPokerGame:
         action = int(action)
         seat = self.current_player
         if self.phase == Phase.DRAW:
-            self._draw(seat, action)
+            self._draw(seat, action, chance)
         elif action == PASS:
             self.in_play[seat] = False
             self._log(seat, action, 0)
@@ -321,13 +366,17 @@ class CardPokerGame:
             Event(seat, self.phase, action, paid, self.rules.describe_action(action))
         )
 
-    def _draw(self, seat: int, action: int) -> None:
+    def _draw(self, seat: int, action: int, chance: list[int] | None) -> None:
         hand = list(self.hands[seat])
         out = [c for i, c in enumerate(hand) if action >> i & 1]
         keep = [c for i, c in enumerate(hand) if not action >> i & 1]
         if len(self.stock) < len(out):
             # Earlier discards become the new stock; this player's are set aside.
-            self.stock += [int(c) for c in self.rng.permutation(self.discards)]
+            if chance is None:
+                self.stock += [int(c) for c in self.rng.permutation(self.discards)]
+            else:
+                pile = set(self.discards)
+                self.stock += [c for c in chance if c in pile]
             self.discards = []
         new = self.stock[: len(out)]
         del self.stock[: len(out)]
@@ -374,7 +423,7 @@ class CardPokerGame:
         self._award(won)
 
 
-class CardPokerMatch:
+class CardPokerMatch(GameSeries):
     """Deals at one table: one deal (``episode="deal"``) or a session.
 
     A session plays deals until a player cannot pay the next ante (or has no
@@ -390,6 +439,7 @@ class CardPokerMatch:
         episode: str = "deal",
         max_deals: int = 100,
         first: int = 0,
+        deck_order: Sequence[int] | None = None,
     ) -> None:
         if episode not in ("deal", "session"):
             raise ValueError(f"episode must be 'deal' or 'session', got {episode!r}")
@@ -404,15 +454,15 @@ class CardPokerMatch:
         self.net = [0] * n_players  # chips won or lost in finished deals
         self.deals_played = 0
         self.previous: CardPokerGame | None = None
-        self.game = CardPokerGame(n_players, rng, self.rules, None, first)
+        self.game = CardPokerGame(n_players, rng, self.rules, None, first, deck_order)
 
     @property
     def done(self) -> bool:
         return self.game.done and not self._continues()
 
     @property
-    def current_player(self) -> int | None:
-        return self.game.current_player
+    def _what(self) -> str:
+        return self.episode
 
     @property
     def deals_left(self) -> int:
@@ -422,25 +472,32 @@ class CardPokerMatch:
     def stacks(self) -> list[int]:
         return list(self.game.stacks)
 
-    def _broke(self, stacks: Sequence[int]) -> bool:
-        return any(chips < self.rules.ante or chips == 0 for chips in stacks)
-
     def _continues(self) -> bool:
-        return self.deals_played < self.max_deals and not self._broke(self.game.stacks)
+        return self.deals_played < self.max_deals and not broke(self.game.stacks, self.rules.ante)
 
-    def step(self, action: int) -> dict[int, int]:
-        """Play an action; returns the deal's payoffs when it ended a deal, else ``{}``."""
-        if self.done:
-            raise ValueError(f"illegal action {action!r}: the {self.episode} is over")
-        self.game.step(action)
-        if not self.game.done:
-            return {}
-        payoffs = self.game.payoffs()
-        for seat, chips in payoffs.items():
-            self.net[seat] += chips
+    def _ledger(self) -> list[int]:
+        return self.net
+
+    def _game_over(self, chance=None) -> None:
+        # chance (a permutation of the deck indices) deals the next deal of a session
         self.deals_played += 1
         if self._continues():
             self.previous = self.game
             first = (self.first + self.deals_played) % self.n_players
-            self.game = CardPokerGame(self.n_players, self.rng, self.rules, self.game.stacks, first)
-        return payoffs
+            self.game = CardPokerGame(
+                self.n_players, self.rng, self.rules, self.game.stacks, first, chance
+            )
+
+
+def check_deck_order(order: Sequence[int], size: int, name: str) -> list[int]:
+    """``order`` as a list of ints, or a ``ValueError`` unless it is a permutation of
+    ``range(size)``."""
+    if isinstance(order, np.ndarray):
+        if not np.issubdtype(order.dtype, np.integer):
+            raise ValueError(f"{name} must be a permutation of the deck indices, got {order.dtype}")
+        cards = order.tolist()
+    else:
+        cards = [int(c) for c in order]
+    if sorted(cards) != list(range(size)):
+        raise ValueError(f"{name} must be a permutation of the {size} deck indices 0..{size - 1}")
+    return cards

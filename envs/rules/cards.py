@@ -1,4 +1,4 @@
-"""Cards and the two decks of card poker (RULES.md section 3).
+"""Cards and the two decks of card poker (docs/rules.md section 3).
 
 A card is ``Card(rank, suit)``: rank 2..14 (J=11, Q=12, K=13, A=14), suit
 0..3 for spades, hearts, diamonds, clubs (hearts and diamonds are red). The

@@ -1,4 +1,4 @@
-"""Hands of prison dice poker ("зарики"), five and six dice (RULES.md sections 1 and 2).
+"""Hands of prison dice poker ("зарики"), five and six dice (docs/rules.md sections 1 and 2).
 
 ``rank_dice(dice, **variant)`` returns a :class:`DiceHand`. Hands compare by
 ``(rank, tie-break)``: ``a < b`` means ``b`` wins, ``a == b`` is a tie that
@@ -13,6 +13,7 @@ from enum import IntEnum
 from functools import cache, total_ordering
 
 from envs.rules.dice import check_dice, face_counts
+from envs.rules.hand_order import KeyOrdered
 
 
 class Hand5(IntEnum):
@@ -51,8 +52,8 @@ HAND_OPTIONS = ("full_house_tiebreak", "two_pairs_tiebreak", "six_dice_low_hands
 
 @total_ordering
 @dataclass(frozen=True, eq=False)
-class DiceHand:
-    """A ranked hand. ``name`` is the RULES.md name, ``points`` its tie-break value."""
+class DiceHand(KeyOrdered):
+    """A ranked hand. ``name`` is the name in docs/rules.md, ``points`` its tie-break value."""
 
     category: IntEnum
     points: int
@@ -73,27 +74,12 @@ class DiceHand:
     def key(self) -> tuple[int, ...]:
         return (int(self.category), *self.tiebreak)
 
-    def _comparable(self, other: object) -> bool:
-        if not isinstance(other, DiceHand):
-            return False
-        if len(self.dice) != len(other.dice):
-            raise ValueError(
-                f"cannot compare a {len(self.dice)}-dice hand with a {len(other.dice)}-dice hand"
-            )
-        return True
+    @property
+    def family(self) -> int:
+        return len(self.dice)
 
-    def __eq__(self, other: object) -> bool:
-        if not self._comparable(other):
-            return NotImplemented
-        return self.key == other.key
-
-    def __lt__(self, other: object) -> bool:
-        if not self._comparable(other):
-            return NotImplemented
-        return self.key < other.key
-
-    def __hash__(self) -> int:
-        return hash((len(self.dice), self.key))
+    def _mismatch(self, other: DiceHand) -> str:
+        return f"cannot compare a {len(self.dice)}-dice hand with a {len(other.dice)}-dice hand"
 
     def __repr__(self) -> str:
         return f"DiceHand({self.name}, points={self.points}, dice={list(self.dice)})"
@@ -126,7 +112,7 @@ def check_variant(
 def rank_dice(dice: Iterable[int], **variant) -> DiceHand:
     """Rank five or six dice.
 
-    Options (RULES.md): ``full_house_tiebreak`` "sum" | "triple",
+    Options (docs/rules.md sections 1 and 2): ``full_house_tiebreak`` "sum" | "triple",
     ``two_pairs_tiebreak`` "sum" | "high_pair" (five dice),
     ``six_dice_low_hands`` True | False and ``pyramid`` "monotone" |
     "ascending" | "any" (six dice).

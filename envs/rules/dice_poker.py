@@ -1,4 +1,4 @@
-"""One game of prison dice poker as a state machine (RULES.md sections 1 and 2).
+"""One game of prison dice poker as a state machine (docs/rules.md sections 1 and 2).
 
 A game: every player antes into the pot, then players roll in turn order.
 A turn is up to three rolls; an action is the bit set of dice to re-roll
@@ -9,6 +9,21 @@ a play-off (no new ante) until one wins the pot.
 
 Dice are kept sorted by face (unfrozen before frozen on equal faces) so that
 equal situations look the same; the frozen flags move with their dice.
+
+Chance is an input. By default every roll is drawn from the game's seeded numpy
+Generator; instead the dice to use may be given (as OpenSpiel's chance outcomes),
+which is how the batched engine (``envs.batched.dice_poker``) and the scalar game
+are fed the same dice:
+
+- the first roll of a game: ``DicePokerGame(..., chance=faces)``, ``n_dice`` faces
+  (sorted afterwards);
+- a step: ``step(action, chance=faces)``, ``n_dice`` or ``2 * n_dice`` faces. Die ``i``
+  (the ``i``-th of :attr:`DicePokerGame.dice`) that the action re-rolls comes up
+  ``faces[i]``; when the step starts a turn (the next player, a play-off, or in a
+  :class:`DicePokerMatch` the next game) that turn's first roll is
+  ``faces[n_dice:2 * n_dice]``. Faces a step does not use are ignored;
+- the seating roll: ``roll_for_first(n, rng, rolls=...)``, round ``r`` seat ``s``
+  rolls ``rolls[r][s]`` (only the seats still contending read theirs).
 """
 
 from __future__ import annotations
@@ -18,16 +33,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from envs.rules.dice import roll
+from envs.rules.dice import check_dice, roll
 from envs.rules.dice_hands import HAND_OPTIONS, DiceHand, check_variant, rank_dice
-from envs.rules.seats import turn_order, winner_takes_pot
+from envs.rules.seats import GameSeries, action_mask, turn_order, winner_takes_pot
 
 MAX_ROLLS = 3
 
 
 @dataclass(frozen=True)
 class DicePokerRules:
-    """Every option of prison dice poker; the defaults are RULES.md's."""
+    """Every option of prison dice poker; the defaults are those of docs/rules.md."""
 
     n_dice: int = 5
     ante: int = 1
@@ -68,17 +83,34 @@ class Turn:
     hand: DiceHand | None = None
 
 
-def roll_for_first(n_players: int, rng: np.random.Generator) -> tuple[int, list[dict[int, int]]]:
+def roll_for_first(
+    n_players: int,
+    rng: np.random.Generator | None,
+    rolls: Sequence[Sequence[int]] | None = None,
+) -> tuple[int, list[dict[int, int]]]:
     """Each player rolls one die; the highest starts, tied highest re-roll among themselves.
 
-    Returns the starting seat and every round of rolls (seat -> face).
+    ``rolls`` (chance as input): round ``r`` of the roll gives seat ``s`` the face
+    ``rolls[r][s]`` (``n_players`` faces a round; the faces of seats no longer
+    contending are not read); running out of rounds is a ``ValueError``. Without it the
+    dice come from ``rng``. Returns the starting seat and every round of rolls
+    (seat -> face).
     """
     if n_players < 2:
         raise ValueError(f"prison dice poker needs at least 2 players, got {n_players}")
     contenders = list(range(n_players))
     rounds: list[dict[int, int]] = []
     while True:
-        faces = dict(zip(contenders, roll(rng, len(contenders)), strict=True))
+        if rolls is None:
+            faces = dict(zip(contenders, roll(rng, len(contenders)), strict=True))
+        elif len(rounds) < len(rolls):
+            row = check_dice(rolls[len(rounds)], n_players)
+            faces = {s: row[s] for s in contenders}
+        else:
+            raise ValueError(
+                f"the seating roll is still tied among seats {contenders} after the "
+                f"{len(rolls)} round(s) of rolls given"
+            )
         rounds.append(faces)
         top = max(faces.values())
         contenders = [s for s, f in faces.items() if f == top]
@@ -89,7 +121,8 @@ def roll_for_first(n_players: int, rng: np.random.Generator) -> tuple[int, list[
 class DicePokerGame:
     """One game, play-offs included. Mutable; :meth:`copy` gives an independent one.
 
-    ``order`` is the seats in turn order. The game owns ``rng`` for its rolls.
+    ``order`` is the seats in turn order. The game owns ``rng`` for its rolls;
+    ``chance`` gives the faces of the first roll instead (module docstring).
     """
 
     def __init__(
@@ -97,6 +130,7 @@ class DicePokerGame:
         order: Sequence[int],
         rng: np.random.Generator,
         rules: DicePokerRules | None = None,
+        chance: Sequence[int] | None = None,
     ) -> None:
         self.rules = rules or DicePokerRules()
         self.order = [int(s) for s in order]
@@ -106,7 +140,8 @@ class DicePokerGame:
         self.pot = self.rules.ante * len(self.order)
         self.rounds: list[list[Turn]] = []
         self.winner: int | None = None
-        self._start_round(self.order)
+        first = None if chance is None else check_dice(chance, self.rules.n_dice)
+        self._start_round(self.order, first)
 
     # -- state ---------------------------------------------------------------
     @property
@@ -155,9 +190,7 @@ class DicePokerGame:
         return [a for a in range(self.rules.n_actions) if a & frozen == 0]
 
     def action_mask(self) -> np.ndarray:
-        mask = np.zeros(self.rules.n_actions, dtype=bool)
-        mask[self.legal_actions()] = True
-        return mask
+        return action_mask(self.legal_actions(), self.rules.n_actions)
 
     def payoffs(self) -> dict[int, int]:
         """Net chips of this game per seat (zero-sum); only once the game is done."""
@@ -175,9 +208,29 @@ class DicePokerGame:
         return new
 
     # -- transitions ---------------------------------------------------------
-    def step(self, action: int) -> None:
+    def ends_turn(self, action: int) -> bool:
+        """Whether playing ``action`` now ends the current player's turn (a stand, or the
+        third roll), so that the step starts the next turn unless the game ends."""
+        return action == 0 or self.rolls_used + 1 == MAX_ROLLS
+
+    def check_chance(self, action: int, chance: Sequence[int]) -> tuple[int, ...]:
+        """``chance`` as faces for a step playing ``action``: ``n_dice`` faces, or
+        ``2 * n_dice`` when the step may start a turn; ``ValueError`` otherwise."""
+        n = self.rules.n_dice
+        faces = check_dice(chance)
+        need = 2 * n if self.ends_turn(action) else n
+        if len(faces) not in (n, 2 * n) or len(faces) < need:
+            raise ValueError(
+                f"chance for this step must be {need} faces"
+                + (" (the re-rolled dice, then the next turn's roll)" if need > n else "")
+                + f", got {len(faces)}: {list(faces)}"
+            )
+        return faces
+
+    def step(self, action: int, chance: Sequence[int] | None = None) -> None:
         """Re-roll the dice whose bits are set in ``action``; 0 stands.
 
+        ``chance``: the faces to use instead of drawing from ``rng`` (module docstring).
         Raises ``ValueError`` naming the legal actions, leaving the game unchanged.
         """
         legal = self.legal_actions()
@@ -188,16 +241,21 @@ class DicePokerGame:
                 + (" (the game is over)" if self.done else "")
             )
         action = int(action)
-        if action == 0:
-            self._end_turn()
-            return
         n = self.rules.n_dice
+        faces = None if chance is None else self.check_chance(action, chance)
+        next_roll = None if faces is None else faces[n:]
+        if action == 0:
+            self._end_turn(next_roll)
+            return
         rerolled = [bool(action >> i & 1) for i in range(n)]
         dice = list(self.dice)
-        new = list(roll(self.rng, sum(rerolled)))
-        for i in range(n):
-            if rerolled[i]:
-                dice[i] = new.pop()
+        if faces is None:
+            new = list(roll(self.rng, sum(rerolled)))
+            for i in range(n):
+                if rerolled[i]:
+                    dice[i] = new.pop()
+        else:
+            dice = [faces[i] if rerolled[i] else dice[i] for i in range(n)]
         self.rolls_used += 1
         if self.rules.lock_kept_dice and self.rolls_used == 2:
             frozen = [not r for r in rerolled]
@@ -205,7 +263,7 @@ class DicePokerGame:
             frozen = list(self.frozen)
         self._set_dice(dice, frozen)
         if self.rolls_used == MAX_ROLLS:
-            self._end_turn()
+            self._end_turn(next_roll)
 
     def _set_dice(self, dice: list[int], frozen: list[bool]) -> None:
         pairs = sorted(zip(dice, frozen, strict=True))
@@ -213,21 +271,23 @@ class DicePokerGame:
         self.frozen = tuple(f for _, f in pairs)
         self.rounds[-1][self._turn].rolls.append(self.dice)
 
-    def _start_round(self, seats: list[int]) -> None:
+    def _start_round(self, seats: list[int], chance: Sequence[int] | None = None) -> None:
         self.rounds.append([Turn(s) for s in seats])
         self._turn = 0
-        self._start_turn()
+        self._start_turn(chance)
 
-    def _start_turn(self) -> None:
+    def _start_turn(self, chance: Sequence[int] | None = None) -> None:
         self.rolls_used = 1
-        self._set_dice(list(roll(self.rng, self.rules.n_dice)), [False] * self.rules.n_dice)
+        n = self.rules.n_dice
+        faces = list(roll(self.rng, n) if chance is None else chance)
+        self._set_dice(faces, [False] * n)
 
-    def _end_turn(self) -> None:
+    def _end_turn(self, chance: Sequence[int] | None = None) -> None:
         turn = self.rounds[-1][self._turn]
         turn.hand = self.rules.rank(self.dice)
         if self._turn + 1 < len(self.rounds[-1]):
             self._turn += 1
-            self._start_turn()
+            self._start_turn(chance)
             return
         best = max(t.hand for t in self.rounds[-1])
         tied = [t.seat for t in self.rounds[-1] if t.hand == best]
@@ -236,15 +296,19 @@ class DicePokerGame:
             self._turn += 1
         else:
             # Play-off among the tied, in this round's order from the earliest tied.
-            self._start_round(tied)
+            self._start_round(tied, chance)
 
 
-class DicePokerMatch:
+class DicePokerMatch(GameSeries):
     """Games at one table: one game, or a circle of ``n_games`` games.
 
     The first game is started by ``first`` (default: decided by each player
     rolling one die); each next game is started by the player who was second
     in the previous one. ``chips`` holds every seat's net result so far.
+
+    Chance as input (module docstring): ``seating`` the rounds of the seating roll,
+    ``chance`` the first roll of the first game, ``step(action, chance)`` as
+    :meth:`DicePokerGame.step`, whose second half also starts the next game.
     """
 
     def __init__(
@@ -254,6 +318,8 @@ class DicePokerMatch:
         rules: DicePokerRules | None = None,
         n_games: int = 1,
         first: int | None = None,
+        chance: Sequence[int] | None = None,
+        seating: Sequence[Sequence[int]] | None = None,
     ) -> None:
         if not isinstance(n_games, int) or n_games < 1:
             raise ValueError(f"n_games must be a whole number >= 1, got {n_games!r}")
@@ -262,7 +328,7 @@ class DicePokerMatch:
         self.rules = rules or DicePokerRules()
         self.n_games = n_games
         if first is None:
-            self.first, self.seating_rolls = roll_for_first(n_players, rng)
+            self.first, self.seating_rolls = roll_for_first(n_players, rng, seating)
         elif first in range(n_players):
             self.first, self.seating_rolls = first, []
         else:
@@ -271,36 +337,27 @@ class DicePokerMatch:
             )
         self.chips = [0] * n_players
         self.games_played = 0
-        self.game = self._new_game()
+        self.game = self._new_game(chance)
 
     @property
     def done(self) -> bool:
         return self.games_played == self.n_games
 
     @property
-    def current_player(self) -> int | None:
-        return self.game.current_player
-
-    @property
     def games_left(self) -> int:
         """Games still to come after the current one."""
         return max(self.n_games - self.games_played - 1, 0)
 
-    def _new_game(self) -> DicePokerGame:
+    def _new_game(self, chance: Sequence[int] | None = None) -> DicePokerGame:
         first = (self.first + self.games_played) % self.n_players
-        return DicePokerGame(turn_order(first, self.n_players), self.rng, self.rules)
+        return DicePokerGame(turn_order(first, self.n_players), self.rng, self.rules, chance)
 
-    def step(self, action: int) -> dict[int, int]:
-        """Play ``action`` for the current player; the payoffs of a game it ended, else {}."""
-        if self.done:
-            raise ValueError(f"illegal action {action!r}: the match is over")
-        self.game.step(action)
-        if not self.game.done:
-            return {}
-        payoffs = self.game.payoffs()
-        for seat, gain in payoffs.items():
-            self.chips[seat] += gain
+    def _ledger(self) -> list[int]:
+        return self.chips
+
+    def _game_over(self, chance: Sequence[int] | None = None) -> None:
+        # a step that ends a game reads chance[n_dice:] as the next game's first roll
         self.games_played += 1
         if not self.done:
-            self.game = self._new_game()
-        return payoffs
+            n = self.rules.n_dice
+            self.game = self._new_game(None if chance is None else tuple(chance)[n:])

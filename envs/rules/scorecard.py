@@ -1,4 +1,4 @@
-"""Scorecard dice games: "Покер на костях" (RULES.md section 4) and classic Yahtzee (section 5).
+"""Scorecard dice games: "Покер на костях" and classic Yahtzee (docs/rules.md sections 4, 5).
 
 Pure Python + numpy. The only randomness is the dice of :class:`ScorecardGame`, rolled
 from the numpy Generator it is given. Dice are any five faces 1..6 in any order; every
@@ -72,10 +72,11 @@ Module-level forms of the card rules (for solvers that keep their own state)::
     joker_active(dice, open_rows, rules) -> bool   a Yahtzee with the Yahtzee row filled and
         its upper row filled (joker != "none"): full house and straights score full value
 
-Decisions (RULES.md): doubling never applies to stage-1 rows or to dashes (a dash is 0);
-the classic upper bonus is paid on the fill that reaches 63, the russian +50 on the fill
-that completes stage 1; a Yahtzee bonus is paid whatever row the extra Yahtzee goes in,
-under every joker option; the joker applies whether the Yahtzee row holds 50 or 0.
+Decisions (docs/rules.md sections 4 and 5): doubling never applies to stage-1 rows or to
+dashes (a dash is 0); the classic upper bonus is paid on the fill that reaches 63, the
+russian +50 on the fill that completes stage 1; a Yahtzee bonus is paid whatever row the
+extra Yahtzee goes in, under every joker option; the joker applies whether the Yahtzee row
+holds 50 or 0.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ ROW_INDEX = _INDEX  # rules name -> row name -> position on the card
 
 @dataclass(frozen=True)
 class ScorecardRules:
-    """A rule set and its options; the defaults are RULES.md's."""
+    """A rule set and its options; the defaults are those of docs/rules.md."""
 
     rules: str = "russian"
     scratch: str = "only_if_nothing"
@@ -390,8 +391,9 @@ def score_tables(rules: ScorecardRules) -> ScoreTables:
     classic = rules.rules == "classic"
     yahtzee = np.array([d[0] == d[4] for d in DICE])
 
-    def table(**kw) -> np.ndarray:
-        return np.array([[score_row(r, d, rules, **kw) for r in rules.rows] for d in DICE])
+    def table(**kw) -> np.ndarray:  # int16: the batched engine streams these per game
+        rows = [[score_row(r, d, rules, **kw) for r in rules.rows] for d in DICE]
+        return np.array(rows, dtype=np.int16)
 
     later = table()
     joker = later.copy()
@@ -519,7 +521,7 @@ def legal_rows(
 
     russian: while a stage-1 row is open, exactly the open stage-1 rows; then the open
     stage-2 rows, restricted to the satisfied ones under ``scratch="only_if_nothing"`` when
-    any is satisfied. classic: every open row, except the forced joker (RULES.md 5).
+    any is satisfied. classic: every open row, except the forced joker (docs/rules.md section 5).
     """
     r = make_rules(rules, **options)
     open_set = set(open_rows)

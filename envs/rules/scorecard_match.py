@@ -1,4 +1,4 @@
-"""Several players at one scorecard game: seat order and the settlement (RULES.md section 4).
+"""Several players at one scorecard game: seat order and the settlement (docs/rules.md section 4).
 
 Each player keeps their own card; players take whole turns in seat order, seat 0
 first, and a turn ends with a fill. When every card is full each player is paid

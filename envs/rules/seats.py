@@ -1,4 +1,5 @@
-"""Seat bookkeeping shared by the table games: turn order and chip arithmetic.
+"""Seat bookkeeping shared by the table games: turn order, chip arithmetic, and
+:class:`GameSeries` (the games of a match played one after another).
 
 The arithmetic takes plain numbers and numpy arrays alike (a leading batch axis
 is fine), so a batched engine calls the very same functions as the scalar rules.
@@ -12,6 +13,13 @@ import numpy as np
 def turn_order(first: int, n_players: int) -> list[int]:
     """Seats in playing order from ``first``, passing to the left (increasing seats)."""
     return [(first + i) % n_players for i in range(n_players)]
+
+
+def action_mask(legal, n_actions: int) -> np.ndarray:
+    """The bool mask over ``n_actions`` actions with the ``legal`` ones set."""
+    mask = np.zeros(n_actions, dtype=bool)
+    mask[legal] = True
+    return mask
 
 
 def split_pot(pot, n_winners):
@@ -28,3 +36,50 @@ def winner_takes_pot(pot, ante, won):
         if isinstance(won, np.ndarray)
         else (pot - ante if won else -ante)
     )
+
+
+class GameSeries:
+    """Games played one after another at one table (a dice-poker circle, a card-poker
+    session). A subclass keeps ``game`` (the game in play: ``step``, ``done``,
+    ``payoffs()``, ``current_player``) and ``done``; it names its ledger of net chips per
+    seat (:meth:`_ledger`) and starts the next game in :meth:`_game_over`.
+    """
+
+    game = None
+    done: bool
+
+    @property
+    def _what(self) -> str:
+        """What is over when ``done``, for the error message."""
+        return "match"
+
+    @property
+    def current_player(self) -> int | None:
+        return self.game.current_player
+
+    def _ledger(self) -> list[int]:
+        raise NotImplementedError
+
+    def _game_over(self, chance=None) -> None:
+        """Count the finished game and start the next one when the series goes on
+        (``chance``: the step's chance, whose part for a next game the subclass reads)."""
+        raise NotImplementedError
+
+    def step(self, action: int, chance=None) -> dict[int, int]:
+        """Play ``action`` for the current player; the payoffs of a game it ended, else {}.
+
+        ``chance``: the step's outcomes instead of the generator (see the game's ``step``;
+        the subclass says which part starts a next game). An action after the end raises
+        ``ValueError``, changing nothing.
+        """
+        if self.done:
+            raise ValueError(f"illegal action {action!r}: the {self._what} is over")
+        self.game.step(action, chance)  # checks the action and the chance before moving
+        if not self.game.done:
+            return {}
+        payoffs = self.game.payoffs()
+        ledger = self._ledger()
+        for seat, chips in payoffs.items():
+            ledger[seat] += chips
+        self._game_over(chance)
+        return payoffs

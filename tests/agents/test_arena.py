@@ -229,15 +229,29 @@ def test_ratings_order_the_agents():
             "joker must be one of",
         ),
         (["--game", "dice_poker", "--agents", "random", "--games", "0"], "--games"),
+        (["--game", "dice_poker", "--agents", "random", "--seed", "-1"], "--seed must be"),
+        (["--game", "yahtzee", "--agents", "random", "--out", "{file}"], "is a file; give"),
+        (["--game", "yahtzee", "--agents", "random", "--out", "{file}/sub"], "is a file, not a"),
+        (["--game", "yahtzee", "--agents", "random", "--out", "{folder}"], "there is a folder"),
+        (["--game", "dice_poker", "--agents", "random", "--record", "x.avi"], ".gif or .mp4"),
     ],
 )
-def test_cli_errors_are_one_clear_line(argv, message, capsys):
+def test_cli_errors_are_one_clear_line(argv, message, capsys, tmp_path, monkeypatch):
+    """Every bad argument is one line and exit status 2, before a single game is played."""
+    import train.benchmark as bm
+
+    (tmp_path / "a_file").write_text("results of an earlier run\n")
+    (tmp_path / "out" / "results.csv").mkdir(parents=True)
+    names = {"file": tmp_path / "a_file", "folder": tmp_path / "out"}
+    argv = [a.format(**names) for a in argv]
+    monkeypatch.setattr(bm, "run_arena", lambda *a, **k: pytest.fail("played before checking"))
     with pytest.raises(SystemExit) as exit_info:
         benchmark_main(argv)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert message in err
     assert "Traceback" not in err
+    assert (tmp_path / "a_file").read_text() == "results of an earlier run\n"
 
 
 @pytest.mark.parametrize(
@@ -266,3 +280,14 @@ def test_benchmark_rule_values_are_typed(tmp_path, flag):
     argv += ["--workers", "1", flag, "lock_kept_dice=false", flag, "ante=2", "--no-chart"]
     result = benchmark_main([*argv, "--out", str(tmp_path), "--no-progress"])
     assert dict(result.setup.rule_options) == {"lock_kept_dice": False, "ante": 2}
+
+
+@pytest.mark.parametrize(("game", "suffix"), [("dice_poker", "gif"), ("yahtzee", "mp4")])
+def test_cli_records_one_game(game, suffix, tmp_path):
+    from envs.render.record import read_frames
+
+    argv = ["--game", game, "--agents", "random", "heuristic", "--games", "4", "--workers", "1"]
+    video = tmp_path / f"game.{suffix}"
+    benchmark_main([*argv, "--out", str(tmp_path), "--no-progress", "--record", str(video)])
+    frames = read_frames(video)
+    assert len(frames) > 3 and len({f.shape for f in frames}) == 1

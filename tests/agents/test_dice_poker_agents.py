@@ -62,19 +62,19 @@ def test_random_agent_is_seeded():
     assert [a.act(obs, mask) for _ in range(20)] == [b.act(obs, mask) for _ in range(20)]
 
 
-def test_heuristic_stands_on_a_winning_hand_when_last(scripted):
+def test_heuristic_stands_on_a_winning_hand_when_last(faces):
     # seat 0: a pair; seat 1 (last) rolls four sixes: re-rolling the kicker cannot lose,
     # but standing already wins for sure, and the heuristic prefers the simpler move.
-    game = DicePokerGame([0, 1], scripted([1, 1, 2, 3, 4, 6, 6, 6, 6, 2]))
-    game.step(0)
+    game = DicePokerGame([0, 1], np.random.default_rng(0), chance=[1, 1, 2, 3, 4])
+    game.step(0, faces(5, next_roll=[6, 6, 6, 6, 2]))
     agent = make_agent("heuristic", "dice_poker")
     assert agent.act(observe(game, 1), game.action_mask()) == 0
 
 
-def test_heuristic_chases_when_behind(scripted):
+def test_heuristic_chases_when_behind(faces):
     # seat 0 holds three fives; seat 1 rolls a pair of sixes and must re-roll the other three
-    game = DicePokerGame([0, 1], scripted([5, 5, 5, 1, 2, 1, 2, 3, 6, 6]))
-    game.step(0)
+    game = DicePokerGame([0, 1], np.random.default_rng(0), chance=[5, 5, 5, 1, 2])
+    game.step(0, faces(5, next_roll=[1, 2, 3, 6, 6]))
     agent = make_agent("heuristic", "dice_poker")
     assert agent.act(observe(game, 1), game.action_mask()) == 0b00111
 

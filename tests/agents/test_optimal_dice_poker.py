@@ -232,12 +232,12 @@ def test_agent_in_the_env_plays_legal_moves_and_follows_the_rules_options():
         ((6, 6, 6, 6, 6), (1, 1, 1, 6, 6), 0b00111, (6, 6, 2), 0b00001),
     ],
 )
-def test_agent_moves_in_clear_positions(scripted, first_hand, roll1, move1, roll2, expected):
-    faces = [*first_hand, *roll1, *(roll2 or ())]
-    game = DicePokerGame([0, 1], scripted(faces), DicePokerRules())
-    game.step(0)  # seat 0 stands on its first roll
+def test_agent_moves_in_clear_positions(faces, first_hand, roll1, move1, roll2, expected):
+    game = DicePokerGame([0, 1], np.random.default_rng(0), DicePokerRules(), first_hand)
+    game.step(0, faces(5, next_roll=roll1))  # seat 0 stands on its first roll
     if move1 is not None:
-        game.step(move1)
+        rerolled = [i for i in range(5) if move1 >> i & 1]
+        game.step(move1, faces(5, dict(zip(rerolled, roll2, strict=True))))
     agent = DicePokerOptimal("dice_poker")
     assert agent.act(observe(game, 1), game.action_mask()) == expected
 
@@ -251,7 +251,7 @@ def test_wrong_game(game):
 @pytest.mark.parametrize(
     "game, variant", [("dice_poker", {}), ("dice_poker6", {"lock_kept_dice": False})]
 )
-def test_action_values_best_is_the_solved_value_and_the_agents_move(scripted, game, variant):
+def test_action_values_best_is_the_solved_value_and_the_agents_move(game, variant):
     """Over every first roll of the first seat of two, the best move's chance averages to
     the solved seat value, and the agent's move attains the best."""
     from agents.optimal.dice_poker import action_values
@@ -262,7 +262,7 @@ def test_action_values_best_is_the_solved_value_and_the_agents_move(scripted, ga
     rules = DicePokerRules(n_dice=n, ante=3, **variant)  # the ante changes nothing
     expected = 0.0
     for dice in multisets(n):
-        g = DicePokerGame([0, 1], scripted(list(dice)), rules)
+        g = DicePokerGame([0, 1], np.random.default_rng(0), rules, chance=dice)
         obs = observe(g, 0)
         values = agent.action_values(obs)
         assert values == action_values(obs, rules)

@@ -58,3 +58,54 @@ def test_bad_rules_exit_2(capsys, parse, argv, message):
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def _benchmark(argv):
+    from train.benchmark import main
+
+    return main(["--game", "dice_poker", "--agents", "random", "--games", "2", *argv])
+
+
+def _ppo(argv):
+    from train.ppo import main
+
+    return main(["--config", "quickstart.yaml", *argv])
+
+
+@pytest.mark.parametrize(
+    "run, allowed",
+    [
+        (_benchmark, "ante, full_house_tiebreak, lock_kept_dice"),
+        (_ppo, "agent_seat, ante, episode"),  # ppo's --rule also sets the env's table options
+        (dice_poker_agents.parse_args, "ante, full_house_tiebreak, lock_kept_dice"),
+        (card_agents.parse_args, "ace_low_straight, ante, categories"),
+    ],
+)
+def test_unknown_key_is_one_line_naming_the_registry_options(capsys, run, allowed):
+    with pytest.raises(SystemExit) as stop:
+        run(["--rule", "antee=2"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert "unknown rule option 'antee'" in last and allowed in last
+
+
+@pytest.mark.parametrize(
+    "parse, argv, message",
+    [
+        (dice_poker_agents.parse_args, ["--rule", "ante=-1"], "ante must be"),
+        (card_agents.parse_args, ["--rule", "stack=0"], "stack must be at least the ante"),
+        (dice_poker_agents.parse_args, ["--rule", "pyramid=any"], "six dice only"),
+    ],
+)
+def test_bad_values_are_judged_before_any_game(capsys, parse, argv, message):
+    with pytest.raises(SystemExit) as stop:
+        parse(argv)
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_yahtzee_agents_option_of_one_rule_set_only(capsys):
+    with pytest.raises(SystemExit) as stop:
+        yahtzee_agents.main(["--rule", "joker=free", "--games", "2", "--no-progress"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "--rules russian" in err and "Traceback" not in err

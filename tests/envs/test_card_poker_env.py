@@ -5,8 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.utils import env_checker as gc
-from gymnasium.utils.passive_env_checker import env_reset_passive_checker, env_step_passive_checker
+from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import envs  # noqa: F401  (registers the ids)
@@ -21,34 +20,10 @@ VARIANTS = [
 ]
 
 
-def gym_check_env(env):
-    """Gymnasium's ``check_env``, every check in its order, with one change.
-
-    ``check_env`` samples an action and only then resets. A sample drawn in
-    the betting phase is illegal in the draw that opens every episode, so
-    the env is reset before those two checks, to sample where they step.
-    """
-    gc.check_action_space(env.action_space)
-    gc.check_space_limit(env.action_space, "action")
-    gc.check_observation_space(env.observation_space)
-    gc.check_space_limit(env.observation_space, "observation")
-    gc.check_seed_deprecation(env)
-    gc.check_reset_return_info_deprecation(env)
-    gc.check_reset_return_type(env)
-    gc.check_reset_seed_determinism(env)
-    gc.check_reset_options(env)
-    env_reset_passive_checker(env)
-    env_step_passive_checker(env, env.action_space.sample())
-    env.reset()
-    gc.check_step_determinism(env)
-    env.reset()
-    if hasattr(gc, "check_returned_data_not_reused"):  # gymnasium >= 1.3 (RLlib pins 1.2)
-        gc.check_returned_data_not_reused(env)
-
-
 @pytest.mark.parametrize("kwargs", VARIANTS, ids=str)
 def test_gymnasium_check_env(kwargs):
-    gym_check_env(gym.make("CardPoker-v0", **kwargs).unwrapped)
+    # unmodified: its sample is drawn mid-deal, then used after a reset (envs.spaces.LegalDiscrete)
+    gym_check_env(gym.make("CardPoker-v0", **kwargs).unwrapped, skip_render_check=True)
 
 
 @pytest.mark.parametrize("kwargs", VARIANTS[:2], ids=str)
@@ -156,7 +131,7 @@ def test_step_after_the_end_and_before_reset():
         ({"agent_seat": 3}, ValueError, "agent_seat"),
         ({"episode": "game"}, ValueError, "episode"),
         ({"max_deals": 0}, ValueError, "max_deals"),
-        ({"render_mode": "rgb_array"}, ValueError, "render_mode"),
+        ({"render_mode": "rgb"}, ValueError, "render_mode"),
         ({"opponents": ["random"]}, ValueError, "opponents"),
         ({"opponents": "optimal"}, ValueError, "optimal"),
         ({"deck": 40}, ValueError, "deck"),

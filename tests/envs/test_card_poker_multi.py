@@ -105,7 +105,7 @@ def test_render_hides_hands_until_showdown():
         ({"n_players": 7}, ValueError, "n_players"),
         ({"episode": "circle"}, ValueError, "episode"),
         ({"max_deals": 0}, ValueError, "max_deals"),
-        ({"render_mode": "rgb_array"}, ValueError, "render_mode"),
+        ({"render_mode": "rgb"}, ValueError, "render_mode"),
         ({"ante": -1}, ValueError, "ante"),
     ],
 )

@@ -128,7 +128,7 @@ def test_agent_plays_every_position():
         ({"agent_seat": 3}, ValueError, "agent_seat"),
         ({"first_player": "dice"}, ValueError, "first_player"),
         ({"episode": "session"}, ValueError, "episode"),
-        ({"render_mode": "rgb_array"}, ValueError, "render_mode"),
+        ({"render_mode": "rgb"}, ValueError, "render_mode"),
         ({"opponents": ["random"]}, ValueError, "opponents lists 1"),
         ({"opponents": "genius"}, ValueError, "unknown agent 'genius'"),
         ({"pyramid": "up"}, ValueError, "pyramid"),

@@ -120,3 +120,21 @@ def test_old_import_paths_still_decode():
     assert dice_decode is dice_obs.decode_observation
     assert card_decode is card_obs.decode_observation
     assert yahtzee_decode is yahtzee_obs.decode_observation
+
+
+def test_docstring_tables_are_the_layouts():
+    """The index tables of the env and observation docstrings are generated from the
+    layouts' fields (one place): each shows its layout's table and no marker is left."""
+    import envs.card_poker
+    import envs.dice_poker
+    import envs.yahtzee
+
+    for doc, table in [
+        (envs.dice_poker.DicePokerEnv.__doc__, dice_obs.layout(5).index_table()),
+        (dice_obs.__doc__, dice_obs.layout(5).index_table()),
+        (envs.card_poker.CardPokerEnv.__doc__, card_obs.layout(36, 3).index_table()),
+        (card_obs.__doc__, card_obs.layout(36, 3).index_table()),
+        (envs.yahtzee.YahtzeeEnv.__doc__, yahtzee_obs.layout("russian").index_table()),
+        (yahtzee_obs.__doc__, yahtzee_obs.layout("russian", 2).index_table()),
+    ]:
+        assert table in doc and "{index_table}" not in doc

@@ -56,7 +56,7 @@ def test_sb3_check_env(env_id, rules, rows):
         ({"rules": "classic", "joker": "wild"}, ValueError, "joker must be"),
         ({"reward_scale": 0}, ValueError, "reward_scale"),
         ({"reward_scale": "big"}, ValueError, "reward_scale"),
-        ({"render_mode": "rgb_array"}, ValueError, "render_mode"),
+        ({"render_mode": "rgb"}, ValueError, "render_mode"),
         ({"n_players": 2}, TypeError, "n_players"),
     ],
 )

@@ -1,7 +1,7 @@
-"""Card hands (RULES.md section 3): every category, jokers, tie-breaks, variants.
+"""Card hands (docs/rules.md section 3): every category, jokers, tie-breaks, variants.
 
 The fast evaluator is checked against a slow reference written here straight
-from RULES.md: a jokerless hand is tested for every category; a hand with
+from docs/rules.md section 3: a jokerless hand is tested for every category; a hand with
 jokers tries every card of every rank and suit for each joker.
 """
 

@@ -1,4 +1,4 @@
-"""One deal of card poker and sessions (RULES.md section 3)."""
+"""One deal of card poker and sessions (docs/rules.md section 3)."""
 
 import time
 
@@ -437,3 +437,99 @@ def test_deck_order_must_be_a_permutation():
     with pytest.raises(ValueError, match="permutation"):
         CardPokerGame(2, np.random.default_rng(0), deck_order=list(range(35)) + [0])
     assert make_deck(36).size == 36
+
+
+# -- chance as an input ----------------------------------------------------------------
+
+
+class _NoShuffle:
+    """A Generator stand-in that fails if the game shuffles by itself."""
+
+    def permutation(self, x):
+        raise AssertionError("the game shuffled although chance was given")
+
+
+def test_reshuffle_follows_chance():
+    # 6 players draw five each: seat 1 runs the stock short and takes seat 0's discards
+    # in the order they appear in chance
+    g = CardPokerGame(6, _NoShuffle(), deck_order=list(range(36)))
+    g.step(0b11111, chance=list(range(36)))  # takes 30..34 from the stock; 35 is left
+    assert g.hands[0] == (30, 31, 32, 33, 34) and g.stock == [35]
+    reverse = list(range(35, -1, -1))
+    g.step(0b11111, chance=reverse)  # stock [35] + seat 0's discards 4, 3, 2, 1, 0
+    assert g.hands[1] == (1, 2, 3, 4, 35)
+    assert g.stock == [0] and g.discards == [5, 6, 7, 8, 9]
+
+
+def test_chance_is_not_read_when_no_shuffle_is_needed():
+    g = CardPokerGame(2, _NoShuffle(), deck_order=list(range(36)))
+    g.step(0b00001, chance=list(range(36)))
+    assert g.hands[0] == (1, 2, 3, 4, 10) and g.stock[:2] == [11, 12]
+
+
+def test_session_deals_the_next_deal_from_chance():
+    m = CardPokerMatch(3, _NoShuffle(), episode="session", deck_order=list(range(36)))
+    assert m.game.hands[0] == (0, 1, 2, 3, 4)
+    for _ in range(3):
+        m.step(0)
+    m.step(PASS)
+    nxt = list(range(35, -1, -1))
+    payoffs = m.step(PASS, chance=nxt)  # ends the deal; the next one is dealt from nxt
+    assert payoffs and m.deals_played == 1 and m.game.first == 1
+    assert m.game.hands[1] == (31, 32, 33, 34, 35) and m.game.hands[2] == (26, 27, 28, 29, 30)
+
+
+def test_scripted_decks_replay_a_seeded_session():
+    """Two players never run the stock short, so a seeded session draws only its decks:
+    the same decks fed as chance give the same session."""
+    rules = CardPokerRules(stack=6)
+    seeded = CardPokerMatch(2, np.random.default_rng(7), rules, "session", 30)
+    twin = np.random.default_rng(7)
+    scripted = CardPokerMatch(
+        2, _NoShuffle(), rules, "session", 30, deck_order=twin.permutation(36)
+    )
+    moves = np.random.default_rng(3)
+    while not seeded.done:
+        assert scripted.game.hands == seeded.game.hands
+        assert scripted.game.legal_actions() == seeded.game.legal_actions()
+        legal = seeded.game.legal_actions()
+        a = legal[int(moves.integers(len(legal)))]
+        ended = seeded.game.phase == Phase.BET and a in (PASS, REVEAL)
+        chance = twin.permutation(36) if ended and seeded.deals_left > 0 else None
+        assert scripted.step(a, chance=chance) == seeded.step(a)
+    assert scripted.done and scripted.net == seeded.net and seeded.deals_played > 1
+
+
+@pytest.mark.parametrize(
+    ("chance", "message"),
+    [(list(range(35)), "permutation"), ([0] * 36, "permutation"), (list(range(1, 37)), "0..35")],
+)
+def test_bad_chance(chance, message):
+    g = CardPokerGame(3, np.random.default_rng(0))
+    before = snapshot(g)
+    with pytest.raises(ValueError, match=message):
+        g.step(0, chance=chance)
+    assert snapshot(g) == before
+    m = CardPokerMatch(3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=message):
+        m.step(0, chance=chance)
+    with pytest.raises(ValueError, match=message):
+        CardPokerMatch(3, np.random.default_rng(0), deck_order=chance)
+
+
+def test_seeded_sessions_are_unchanged_by_the_chance_seam():
+    """Without chance the match shuffles with its Generator exactly as before the seam
+    (the digest was taken on the code before it: same hands, payoffs and nets)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for seed, (n, kw) in enumerate([(6, {}), (6, {"deck": 54}), (3, {"stack": 5})]):
+        m = CardPokerMatch(n, np.random.default_rng(seed), CardPokerRules(**kw), "session", 6)
+        moves = np.random.default_rng(100 + seed)
+        while not m.done:
+            legal = m.game.legal_actions()
+            big = m.game.phase == Phase.DRAW and moves.random() < 0.5  # reshuffles too
+            a = legal[-1] if big else legal[int(moves.integers(len(legal)))]
+            h.update(repr((m.game.hands, m.step(a))).encode())
+        h.update(repr(m.net).encode())
+    assert h.hexdigest() == "7b4096889dc0feb4f7ed03f6d65e4e172d91fc180d845f911901ee719d4154e1"

@@ -1,4 +1,4 @@
-"""Cards, decks and parse_cards (RULES.md section 3)."""
+"""Cards, decks and parse_cards (docs/rules.md section 3)."""
 
 import pytest
 

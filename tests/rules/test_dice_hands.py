@@ -1,4 +1,4 @@
-"""Prison dice poker hands (RULES.md sections 1 and 2), table-driven, plus exact counts."""
+"""Prison dice poker hands (docs/rules.md sections 1 and 2), table-driven, plus exact counts."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_six_dice_hands(dice, name, points):
 @pytest.mark.parametrize(
     ("low", "high"),
     [
-        # RULES.md section 1 worked examples
+        # docs/rules.md section 1 worked examples
         ([4, 4, 4, 4, 1], [5, 5, 5, 5, 1]),  # four fives beat four fours
         ([5, 5, 5, 2, 2], [3, 3, 3, 6, 6]),  # full house 19 < 21 under "sum"
         ([6, 6, 6, 6, 5], [1, 1, 1, 1, 1]),

@@ -1,4 +1,4 @@
-"""One game of prison dice poker as a state machine, with scripted dice."""
+"""One game of prison dice poker as a state machine, with the dice given as chance."""
 
 from __future__ import annotations
 
@@ -13,17 +13,18 @@ from envs.rules.dice_poker import (
     turn_order,
 )
 
+RNG = np.random.default_rng(0)  # never read when the dice are given
+
 
 def bits(*positions: int) -> int:
     return sum(1 << p for p in positions)
 
 
-def test_frozen_dice_rule(scripted):
-    rng = scripted([1, 1, 2, 5, 6, 3, 4])  # roll 1, then the two re-rolled dice
-    game = DicePokerGame([0, 1], rng)
+def test_frozen_dice_rule(faces):
+    game = DicePokerGame([0, 1], RNG, chance=[1, 1, 2, 5, 6])
     assert game.dice == (1, 1, 2, 5, 6) and game.rolls_used == 1
     assert game.legal_actions() == list(range(32))  # any re-roll after roll 1
-    game.step(bits(3, 4))  # re-roll the 5 and the 6; 1 1 2 are kept, hence frozen
+    game.step(bits(3, 4), faces(5, {3: 3, 4: 4}))  # re-roll the 5 and the 6; 1 1 2 are frozen
     assert game.dice == (1, 1, 2, 3, 4)
     assert game.frozen == (True, True, True, False, False)
     assert game.rolls_used == 2
@@ -36,49 +37,45 @@ def test_frozen_dice_rule(scripted):
     assert game.dice == (1, 1, 2, 3, 4) and game.rolls_used == 2  # unchanged
 
 
-def test_without_frozen_dice_everything_may_be_rerolled(scripted):
-    rng = scripted([1, 1, 2, 5, 6, 3, 4])
-    game = DicePokerGame([0, 1], rng, DicePokerRules(lock_kept_dice=False))
-    game.step(bits(3, 4))
+def test_without_frozen_dice_everything_may_be_rerolled(faces):
+    game = DicePokerGame([0, 1], RNG, DicePokerRules(lock_kept_dice=False), [1, 1, 2, 5, 6])
+    game.step(bits(3, 4), faces(5, {3: 3, 4: 4}))
     assert game.frozen == (False,) * 5
     assert game.legal_actions() == list(range(32))
 
 
-def test_third_roll_ends_the_turn_and_play_passes(scripted):
-    rng = scripted([1, 2, 3, 4, 6] + [6, 6, 6, 6] + [5] + [2, 2, 3, 3, 4])
-    game = DicePokerGame([1, 0], rng)
+def test_third_roll_ends_the_turn_and_play_passes(faces):
+    game = DicePokerGame([1, 0], RNG, chance=[1, 2, 3, 4, 6])
     assert game.current_player == 1
-    game.step(bits(0, 1, 2, 3))  # keep the 6, re-roll 1 2 3 4 -> four more sixes
+    game.step(bits(0, 1, 2, 3), [6, 6, 6, 6, 1])  # keep the 6, four more sixes
     # the kept six is frozen and sorts after the re-rolled sixes
     assert game.dice == (6,) * 5 and game.frozen == (False,) * 4 + (True,)
     assert bits(4) not in game.legal_actions()
-    game.step(bits(0))  # a re-rolled six comes up 5: the third roll ends the turn
+    with pytest.raises(ValueError, match="must be 10 faces"):
+        game.step(bits(0), [5, 1, 1, 1, 1])  # the third roll starts a turn: 2 x 5 faces
+    assert game.rolls_used == 2 and game.dice == (6,) * 5  # unchanged
+    game.step(bits(0), faces(5, {0: 5}, [2, 2, 3, 3, 4]))  # a six comes up 5: the turn ends
     assert game.rounds[0][0].rolls == [(1, 2, 3, 4, 6), (6, 6, 6, 6, 6), (5, 6, 6, 6, 6)]
     assert (game.rounds[0][0].hand.name, game.rounds[0][0].hand.points) == ("four", 24)
     assert game.current_player == 0 and game.rolls_used == 1
     assert game.dice == (2, 2, 3, 3, 4) and game.frozen == (False,) * 5
 
 
-def test_tie_goes_to_a_playoff_without_new_ante(scripted):
+def test_tie_goes_to_a_playoff_without_new_ante(faces):
     # three players: seats 2, 0 tie with four fours; seat 1 has a pair
-    rng = scripted(
-        [4, 4, 4, 4, 1]  # seat 2
-        + [1, 1, 2, 3, 5]  # seat 1
-        + [4, 4, 4, 4, 6]  # seat 0: ties (kickers don't count)
-        + [2, 2, 3, 5, 6]  # play-off: seat 2 first (earliest tied in the round order)
-        + [3, 3, 3, 1, 2]  # play-off: seat 0
-    )
-    game = DicePokerGame([2, 1, 0], rng, DicePokerRules(ante=2))
+    game = DicePokerGame([2, 1, 0], RNG, DicePokerRules(ante=2), [4, 4, 4, 4, 1])  # seat 2
     assert game.pot == 6
-    for _ in range(3):
-        game.step(0)
+    game.step(0, faces(5, next_roll=[1, 1, 2, 3, 5]))  # seat 1
+    game.step(0, faces(5, next_roll=[4, 4, 4, 4, 6]))  # seat 0: ties (kickers don't count)
+    # play-off: seat 2 first (earliest tied in the round order)
+    game.step(0, faces(5, next_roll=[2, 2, 3, 5, 6]))
     assert not game.done and game.playoff == 1
     assert game.round_order == [2, 0]
     assert game.pot == 6
-    assert game.current_player == 2
-    game.step(0)
+    assert game.current_player == 2 and game.dice == (2, 2, 3, 5, 6)
+    game.step(0, faces(5, next_roll=[3, 3, 3, 1, 2]))  # play-off: seat 0
     assert game.best_so_far()[0].name == "pair"
-    game.step(0)
+    game.step(0, faces(5, next_roll=[6] * 5))  # the game ends: nothing reads the next roll
     assert game.done and game.winner == 0
     assert game.payoffs() == {0: 4, 1: -2, 2: -2}
     assert game.legal_actions() == []
@@ -86,21 +83,44 @@ def test_tie_goes_to_a_playoff_without_new_ante(scripted):
         game.step(0)
 
 
-def test_best_so_far_counts_ties(scripted):
-    rng = scripted([6, 6, 1, 2, 3] + [6, 6, 2, 4, 5] + [1, 1, 1, 2, 3])
-    game = DicePokerGame([0, 1, 2], rng)
-    game.step(0)
-    game.step(0)
+def test_best_so_far_counts_ties(faces):
+    game = DicePokerGame([0, 1, 2], RNG, chance=[6, 6, 1, 2, 3])
+    game.step(0, faces(5, next_roll=[6, 6, 2, 4, 5]))
+    game.step(0, faces(5, next_roll=[1, 1, 1, 2, 3]))
     best, count = game.best_so_far()
     assert (best.name, best.points, count) == ("pair", 12, 2)
     assert game.players_after == 0
 
 
-def test_roll_for_first_rerolls_tied_highest(scripted):
-    rng = scripted([6, 3, 6, 2] + [4, 5])  # seats 0 and 2 tie on 6, then re-roll: 4 vs 5
-    first, rounds = roll_for_first(4, rng)
+def test_roll_for_first_rerolls_tied_highest():
+    # seats 0 and 2 tie on 6, then re-roll: 4 vs 5 (the faces of seats 1 and 3 are not read)
+    first, rounds = roll_for_first(4, None, [[6, 3, 6, 2], [4, 1, 5, 1]])
     assert first == 2
     assert rounds == [{0: 6, 1: 3, 2: 6, 3: 2}, {0: 4, 2: 5}]
+    with pytest.raises(ValueError, match=r"still tied among seats \[0, 2\] after the 1 round"):
+        roll_for_first(4, None, [[6, 3, 6, 2]])
+
+
+def test_a_match_takes_its_chance_from_the_caller(faces):
+    """Seating roll, first roll and each step's dice given: the second half of the step that
+    ends the first game is the first roll of the next."""
+    m = DicePokerMatch(2, RNG, n_games=2, chance=[2, 2, 3, 4, 5], seating=[[3, 3], [1, 5]])
+    assert m.first == 1 and m.current_player == 1 and m.game.dice == (2, 2, 3, 4, 5)
+    assert m.step(0, faces(5, next_roll=[6, 6, 6, 1, 2])) == {}
+    assert m.step(0, faces(5, next_roll=[5, 5, 1, 1, 1])) == {0: 1, 1: -1}
+    assert m.current_player == 0 and m.game.dice == (1, 1, 1, 5, 5)
+    with pytest.raises(ValueError, match="faces must be 1..6"):
+        m.step(bits(0), [7, 1, 1, 1, 1])
+    assert m.game.dice == (1, 1, 1, 5, 5) and m.game.rolls_used == 1
+
+
+def test_same_seed_same_rolls_as_before_the_seam():
+    """Without chance the Generator is read exactly as before (a pinned trajectory)."""
+    game = DicePokerGame([0, 1], np.random.default_rng(11))
+    game.step(0b10101)
+    game.step(0b01001)
+    assert game.rounds[0][0].rolls == [(1, 3, 5, 5, 6), (1, 3, 4, 5, 5), (3, 4, 5, 5, 5)]
+    assert game.current_player == 1 and game.dice == (1, 3, 6, 6, 6)
 
 
 def test_turn_order_passes_left():

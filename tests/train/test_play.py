@@ -441,13 +441,13 @@ def test_subprocess_with_stdin_script():
 # -- the coach -------------------------------------------------------------------------------
 
 
-def test_dice_poker_coach_matches_a_brute_force_count(scripted):
+def test_dice_poker_coach_matches_a_brute_force_count(faces):
     """Last to roll, second roll: every move's win chance by enumerating the re-rolls."""
     rules = DicePokerRules()
     # seat 0 stands on three 3s (9); seat 1 rolls 3 3 4 5 6, re-rolls 4 5 6 -> 1 2 3
-    g = DicePokerGame([0, 1], scripted([3, 3, 3, 1, 2, 3, 3, 4, 5, 6, 1, 2, 3]), rules)
-    g.step(0)
-    g.step(0b11100)
+    g = DicePokerGame([0, 1], np.random.default_rng(0), rules, chance=[3, 3, 3, 1, 2])
+    g.step(0, faces(5, next_roll=[3, 3, 4, 5, 6]))
+    g.step(0b11100, faces(5, {2: 1, 3: 2, 4: 3}))
     assert g.dice == (1, 2, 3, 3, 3) and g.frozen == (False, False, False, True, True)
     values = dice_poker_action_values(observe(g, 1), rules)
     best = rules.rank((3, 3, 3, 1, 2))
@@ -467,14 +467,14 @@ def test_dice_poker_coach_matches_a_brute_force_count(scripted):
     "n_dice, n_players, variant",
     [(5, 3, {}), (6, 2, {}), (5, 2, {"lock_kept_dice": False, "full_house_tiebreak": "triple"})],
 )
-def test_dice_poker_coach_best_is_the_optimal_player(scripted, n_dice, n_players, variant):
+def test_dice_poker_coach_best_is_the_optimal_player(n_dice, n_players, variant):
     """Over every first roll, the best move's chance averages to the solved seat value, and
     the optimal agent's move is a best one."""
     rules = DicePokerRules(n_dice=n_dice, **variant)
     agent = DicePokerOptimal("dice_poker" if n_dice == 5 else "dice_poker6", **variant)
     expected = 0.0
     for dice in multisets(n_dice):
-        g = DicePokerGame(list(range(n_players)), scripted(list(dice)), rules)
+        g = DicePokerGame(list(range(n_players)), np.random.default_rng(0), rules, chance=dice)
         obs = observe(g, 0)
         values = dice_poker_action_values(obs, rules)
         top = max(values.values())
@@ -569,7 +569,7 @@ def test_play_uses_only_public_solver_names():
     "argv, message",
     [
         (["--game", "dice_poker", "--seed", "-1"], "--seed must be a whole number >= 0, got -1"),
-        (["--game", "card_poker", "--rule", "stack=0"], "cannot pay the ante of 1"),
+        (["--game", "card_poker", "--rule", "stack=0"], "stack must be at least the ante"),
         (["--game", "dice_poker", "--opponents", "ppo:no/such/model.zip"], "no model file at"),
         (
             ["--game", "dice_poker", "--opponents", "ppo:runs/card_poker__card_poker__0/model.zip"],
@@ -614,3 +614,45 @@ def test_unicode_digits_are_answered_not_crashed():
         ["--game", "card_poker", "--seed", "0"], ["discard ①", "bid ²"] + script_for("card_poker")
     )
     assert code == 0 and "Traceback" not in text and text.count("\n! ") >= 2
+
+
+# -- the registry is play's one source of game facts (issue 10) ----------------------------------
+
+
+def test_parse_rules_allows_the_registry_options_of_the_game():
+    from envs import games
+
+    assert parse_rules(["joker=free"], "yahtzee_classic") == {"joker": "free"}
+    with pytest.raises(SetupError) as bad:
+        parse_rules(["antee=2"], "dice_poker")
+    assert "'antee'" in str(bad.value)
+    assert ", ".join(sorted(games.get("dice_poker").rule_options)) in str(bad.value)
+    with pytest.raises(SetupError, match="rules comes with --game"):
+        parse_rules(["rules=classic"], "yahtzee")
+
+
+@pytest.mark.parametrize(
+    "game", ["dice_poker", "dice_poker6", "yahtzee", "yahtzee_classic", "card_poker"]
+)
+def test_tables_play_the_registry_rules(game):
+    from envs import games
+
+    t = build_table(game, "random", 2, 0, seed=0)
+    assert t.rules == games.get(game).make_rules()
+    assert games.get(game).title in "\n".join(t.intro())
+
+
+def test_scorecard_result_is_the_match_settlement():
+    """Three players: the result line is ScorecardMatch.settlements() of the finished match."""
+    t = build_table("yahtzee", "random,random", None, 0, seed=3)
+    me = make_agent("random", "yahtzee")
+    lines = []
+    while not t.done:
+        s = t.current_seat
+        agent = me if s == t.human else t.agents[s]
+        match = t.match
+        lines += t.step(int(agent.act(t.observation(s), t.mask())))
+    settled = match.settlements()
+    assert sum(settled) == 0.0 and match.totals() == t.results[-1]
+    result = next(line for line in lines if line.startswith("Result"))
+    assert result.endswith(", ".join(f"{t.labels[s]} {v:+.1f}" for s, v in enumerate(settled)))

@@ -233,7 +233,7 @@ def test_config_errors_from_the_shared_sections(tmp_path):
     with pytest.raises(ValueError, match="normalize_obs is not supported"):
         train_rllib.load_config(str(write(tmp_path, SCORECARD, normalize_obs=True)))
     league = {**DICE_LEAGUE, "env": {"id": "DicePoker-v0", "kwargs": {"opponents": "nobody"}}}
-    with pytest.raises(ValueError, match="env.kwargs.opponents: unknown agent 'nobody'"):
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
         train_rllib.load_config(str(write(tmp_path, league)))
     # the same file, rllib: section and all, is a train/ppo.py config too
     from train.ppo import load_config as ppo_load_config
@@ -249,8 +249,9 @@ def test_main_exits_with_one_line_on_a_bad_config(tmp_path):
         capture_output=True,
         text=True,
     )
-    assert out.returncode == 1
-    assert out.stderr.strip().splitlines()[-1].startswith("error: unknown key 'lr_typo'")
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [out.stderr.strip()]
+    assert out.stderr.startswith("rllib.py: error: unknown key 'lr_typo'")
 
 
 def test_importing_agents_does_not_import_ray():

@@ -10,13 +10,6 @@ import numpy as np
 
 from agents import Agent
 
-GAME_TITLES = {
-    "dice_poker": "Prison dice poker, 5 dice",
-    "dice_poker6": "Prison dice poker, 6 dice",
-    "yahtzee": "Покер на костях (russian scorecard game)",
-    "yahtzee_classic": "Classic Yahtzee",
-    "card_poker": "Card poker",
-}
 NUMBERS = ("no", "one", "two", "three", "four", "five", "six")
 COMMON_HELP = (
     "  moves        list the legal moves now\n"
@@ -99,6 +92,26 @@ class Table(ABC):
     game: str
     human: int
     labels: dict[int, str]
+
+    def __init__(
+        self,
+        game: str,
+        rules,
+        human: int,
+        agents: dict[int, Agent],
+        rng: np.random.Generator,
+        games: int = 1,
+    ) -> None:
+        """Seat the person at ``human`` and the ``agents`` at the other seats, then start
+        ``games`` games (deals) of ``rules``, every chance drawn from ``rng``."""
+        self.game, self.rules, self.human, self.agents = game, rules, human, agents
+        self.n_players = len(agents) + 1
+        self.labels = labels_of(self.n_players, human, agents)
+        self.start(rng, games)
+
+    @abstractmethod
+    def start(self, rng: np.random.Generator, games: int) -> None:
+        """Set up the match of ``games`` games (called once, by ``__init__``)."""
 
     @property
     @abstractmethod

@@ -1,10 +1,11 @@
-"""The card poker table of ``train/play.py`` (RULES.md section 3)."""
+"""The card poker table of ``train/play.py`` (docs/rules.md section 3)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents import Agent
+from envs import games as registry
+from envs.obs.card_poker import observe
 from envs.rules.card_poker import (
     FIRST_BID,
     HAND_SIZE,
@@ -15,7 +16,7 @@ from envs.rules.card_poker import (
     CardPokerRules,
     Phase,
 )
-from train.playing.base import COMMON_HELP, GAME_TITLES, MoveError, Table, labels_of, subject
+from train.playing.base import COMMON_HELP, MoveError, Table, subject
 
 
 def is_number(word: str) -> bool:
@@ -24,22 +25,13 @@ def is_number(word: str) -> bool:
 
 
 class CardPokerTable(Table):
-    """Card poker: one deal, or a session of up to ``games`` deals (RULES.md 3)."""
+    """Card poker: one deal, or a session of up to ``games`` deals (docs/rules.md section 3)."""
 
-    def __init__(
-        self,
-        game: str,
-        rules: CardPokerRules,
-        human: int,
-        agents: dict[int, Agent],
-        rng: np.random.Generator,
-        games: int = 1,
-    ) -> None:
-        self.game, self.rules, self.human, self.agents = game, rules, human, agents
-        self.n_players = len(agents) + 1
-        self.labels = labels_of(self.n_players, human, agents)
+    rules: CardPokerRules
+
+    def start(self, rng: np.random.Generator, games: int) -> None:
         episode = "session" if games > 1 else "deal"
-        self.match = CardPokerMatch(self.n_players, rng, rules, episode, games)
+        self.match = CardPokerMatch(self.n_players, rng, self.rules, episode, games)
 
     @property
     def done(self) -> bool:
@@ -50,8 +42,6 @@ class CardPokerTable(Table):
         return self.match.current_player
 
     def observation(self, seat: int) -> np.ndarray:
-        from envs.card_poker import observe
-
         m = self.match
         return observe(m.game, seat, m.deals_left, m.net[seat])
 
@@ -73,7 +63,7 @@ class CardPokerTable(Table):
         joker = joker if r.joker_card else "no joker"
         deals = f"up to {m.max_deals} deals" if m.max_deals > 1 else "1 deal"
         return [
-            f"{GAME_TITLES[self.game]}, {r.deck} cards ({joker})"
+            f"{registry.get(self.game).title}, {r.deck} cards ({joker})"
             f" · {self.n_players} players: "
             + ", ".join(self.labels[s] for s in range(self.n_players))
             + f" · {deals} · stack {r.stack}, ante {r.ante}, bids {r.min_bid}-{r.max_bid}"

@@ -8,15 +8,16 @@ Card poker has no exact player, so its coach says so once and stays silent.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from envs import games as registry
+from envs.obs.yahtzee import observe
 from envs.rules.dice_poker import DicePokerRules
 from envs.rules.scorecard import N_REROLL_ACTIONS, ScorecardGame, ScorecardRules
-from train.playing.base import GAME_TITLES, Table, percent
+from train.playing.base import Table, percent
 from train.playing.dice_poker import DicePokerTable
 from train.playing.scorecard import ScorecardTable
 
@@ -35,7 +36,6 @@ def scorecard_action_values(game: ScorecardGame, solution) -> dict[int, float]:
     (``agents.optimal.yahtzee.action_values``) plus the card's total so far.
     """
     from agents.optimal.yahtzee import action_values
-    from envs.yahtzee import observe
 
     values = action_values(solution, observe(game), game.action_mask())
     return {a: game.card.total + v for a, v in values.items()}
@@ -103,7 +103,7 @@ class DicePokerCoach(Coach):
         super().__init__()
         from agents.optimal.dice_poker import DicePokerOptimal
 
-        options = {k: v for k, v in dataclasses.asdict(rules).items() if k != "n_dice"}
+        options = {k: getattr(rules, k) for k in registry.get(game).rule_options}
         self.optimal = DicePokerOptimal(game, **options)
 
     def fmt(self, value: float) -> str:
@@ -149,14 +149,16 @@ class ScorecardCoach(Coach):
         )
 
 
-def solving_note(rules: ScorecardRules, game: str, say: Callable[..., None] | None) -> None:
-    """Warn before the first (slow) exact solve of a scorecard game."""
+def solving_note(rules, game: str, say: Callable[..., None] | None) -> None:
+    """Warn before the first (slow) exact solve of a scorecard game (other rules: no note)."""
+    if say is None or not isinstance(rules, ScorecardRules):
+        return
     from agents.optimal.yahtzee import cache_path
 
-    if say is not None and not cache_path(rules).exists():
+    if not cache_path(rules).exists():
         say(
-            f"Solving {GAME_TITLES[game]} exactly for the optimal player (the first time only; "
-            "the classic game takes about a minute)..."
+            f"Solving {registry.get(game).title} exactly for the optimal player (the first "
+            "time only; the classic game takes about a minute)..."
         )
 
 

@@ -1,4 +1,4 @@
-"""The prison dice poker table of ``train/play.py`` (RULES.md sections 1 and 2)."""
+"""The prison dice poker table of ``train/play.py`` (docs/rules.md sections 1 and 2)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents import Agent
+from envs import games as registry
+from envs.obs.dice_poker import observe
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
 from train.playing.base import (
     COMMON_HELP,
-    GAME_TITLES,
     MoveError,
     Table,
     dice_text,
-    labels_of,
     read_faces,
     reroll_text,
     subject,
@@ -24,21 +23,13 @@ from train.playing.base import (
 
 
 class DicePokerTable(Table):
-    """Prison dice poker: ``games`` games at one table, chips carried over (RULES.md 1, 2)."""
+    """Prison dice poker: ``games`` games at one table, chips carried over (docs/rules.md
+    sections 1 and 2)."""
 
-    def __init__(
-        self,
-        game: str,
-        rules: DicePokerRules,
-        human: int,
-        agents: dict[int, Agent],
-        rng: np.random.Generator,
-        games: int = 1,
-    ) -> None:
-        self.game, self.rules, self.human, self.agents = game, rules, human, agents
-        self.n_players = len(agents) + 1
-        self.labels = labels_of(self.n_players, human, agents)
-        self.match = DicePokerMatch(self.n_players, rng, rules, n_games=games)
+    rules: DicePokerRules
+
+    def start(self, rng: np.random.Generator, games: int) -> None:
+        self.match = DicePokerMatch(self.n_players, rng, self.rules, n_games=games)
 
     # -- state -----------------------------------------------------------------------------
     @property
@@ -50,8 +41,6 @@ class DicePokerTable(Table):
         return self.match.game.current_player
 
     def observation(self, seat: int) -> np.ndarray:
-        from envs.dice_poker import observe
-
         m = self.match
         return observe(m.game, seat, m.games_left, m.chips[seat])
 
@@ -69,7 +58,7 @@ class DicePokerTable(Table):
     def intro(self) -> list[str]:
         m, r = self.match, self.rules
         lines = [
-            f"{GAME_TITLES[self.game]} · {self.n_players} players: "
+            f"{registry.get(self.game).title} · {self.n_players} players: "
             + ", ".join(
                 self.labels[s] + (f" (seat {s})" if s == self.human else "")
                 for s in range(self.n_players)

@@ -1,10 +1,11 @@
-"""The scorecard table of ``train/play.py``: russian and classic (RULES.md sections 4 and 5)."""
+"""The scorecard table of ``train/play.py``: russian and classic (docs/rules.md sections 4, 5)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents import Agent
+from envs import games as registry
+from envs.obs.yahtzee import observe
 from envs.rules.scorecard import (
     MAX_ROLLS,
     N_REROLL_ACTIONS,
@@ -12,13 +13,12 @@ from envs.rules.scorecard import (
     ScorecardGame,
     ScorecardRules,
 )
+from envs.rules.scorecard_match import ScorecardMatch
 from train.playing.base import (
     COMMON_HELP,
-    GAME_TITLES,
     MoveError,
     Table,
     dice_text,
-    labels_of,
     read_faces,
     reroll_text,
     subject,
@@ -29,18 +29,9 @@ from train.playing.base import (
 class ScorecardTable(Table):
     """The scorecard games: every player fills their own card, whole turns in seat order."""
 
-    def __init__(
-        self,
-        game: str,
-        rules: ScorecardRules,
-        human: int,
-        agents: dict[int, Agent],
-        rng: np.random.Generator,
-        games: int = 1,
-    ) -> None:
-        self.game, self.rules, self.human, self.agents = game, rules, human, agents
-        self.n_players = len(agents) + 1
-        self.labels = labels_of(self.n_players, human, agents)
+    rules: ScorecardRules
+
+    def start(self, rng: np.random.Generator, games: int) -> None:
         self.rng = rng
         self.n_games = games
         self.games_played = 0
@@ -48,8 +39,16 @@ class ScorecardTable(Table):
         self._deal()
 
     def _deal(self) -> None:
-        self.cards = [ScorecardGame(self.rng, self.rules) for _ in range(self.n_players)]
-        self.seat = 0
+        # seat order and the settlement are the rules layer's (envs.rules.scorecard_match)
+        self.match = ScorecardMatch(self.n_players, self.rng, self.rules)
+
+    @property
+    def cards(self) -> list[ScorecardGame]:
+        return self.match.games
+
+    @property
+    def seat(self) -> int:
+        return self.match.current_player
 
     @property
     def done(self) -> bool:
@@ -64,8 +63,6 @@ class ScorecardTable(Table):
         return self.cards[self.seat]
 
     def observation(self, seat: int) -> np.ndarray:
-        from envs.yahtzee import observe
-
         return observe(self.cards[seat])
 
     def mask(self) -> np.ndarray:
@@ -93,7 +90,7 @@ class ScorecardTable(Table):
             else ", ".join(self.labels[s] for s in range(self.n_players))
         )
         lines = [
-            f"{GAME_TITLES[self.game]} ({opts}) · players: {who} · "
+            f"{registry.get(self.game).title} ({opts}) · players: {who} · "
             f"{self.n_games} game{'s' if self.n_games > 1 else ''}",
             "Each turn: roll five dice, re-roll any of them up to twice, then fill one row.",
         ]
@@ -223,7 +220,7 @@ class ScorecardTable(Table):
     def step(self, action: int) -> list[str]:
         g, seat = self.now, self.seat
         before = g.dice
-        points = g.step(action)
+        points = self.match.step(action)
         lines = []
         if action < N_REROLL_ACTIONS:
             if seat == self.human:
@@ -238,21 +235,20 @@ class ScorecardTable(Table):
             f"{who} {verb} {row} with {dice_text(g.history[-1][-1])}: {points:+d} "
             f"(total {g.card.total})   (rolls {rolls})"
         )
-        self.seat = (seat + 1) % self.n_players
-        if all(c.done for c in self.cards):
+        if self.match.done:
             lines += self._game_end()
         return lines
 
     def _game_end(self) -> list[str]:
-        totals = [c.card.total for c in self.cards]
+        totals = self.match.totals()
         self.results.append(totals)
         self.games_played += 1
         lines = ["", f"== game {self.games_played} over =="] + self._board(None)
         if self.n_players > 1:
-            mean = sum(totals) / len(totals)
+            settled = self.match.settlements()
             lines.append(
                 "Result (total minus the table's average): "
-                + ", ".join(f"{self.labels[s]} {t - mean:+.1f}" for s, t in enumerate(totals))
+                + ", ".join(f"{self.labels[s]} {v:+.1f}" for s, v in enumerate(settled))
             )
         if not self.done:
             self._deal()

@@ -1,0 +1,176 @@
+"""Kill real training runs with SIGKILL, again and again, then let one finish (used by
+``test_train_ppo.py::test_sigkill_at_random_moments_then_resume``).
+
+    python tests/train/kill_driver.py CONFIG KILLS SEED LOG.json
+
+The driver imports everything once, then forks one child per run (a fork is fast; the
+driver itself never runs torch, so forking is safe). Each child runs ``train/ppo.py``'s
+``main`` (with ``--resume`` once a checkpoint exists) and dies by one of three deaths,
+in turn:
+
+- ``timer``: the driver sends SIGKILL after a random delay;
+- ``mid_save``: the child kills itself in the middle of writing one of its files
+  (the n-th file it writes, after m of its writes);
+- ``after_checkpoint``: the child kills itself right after a checkpoint is in place,
+  before that step is evaluated.
+
+After each death the driver records what is on disk; a last run finishes. The log
+(JSON) is for the test to check.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import sb3_contrib  # noqa: E402,F401  (imported before forking: each child starts warm)
+import torch  # noqa: E402,F401
+
+from train import ppo  # noqa: E402
+
+
+def snapshot(run_dir: Path) -> dict:
+    """What is on disk: checkpoints, whole metrics lines, every file name."""
+    ckpts = sorted(
+        (p.name for p in (run_dir / "checkpoints").glob("step_*.zip")),
+        key=lambda n: int(n[5:-4]),
+    )
+    metrics = run_dir / "metrics.csv"
+    text = metrics.read_bytes().decode() if metrics.exists() else ""
+    whole = text[: text.rfind("\n") + 1].splitlines()
+    files = sorted(str(p.relative_to(run_dir)) for p in run_dir.rglob("*") if p.is_file())
+    return {"checkpoints": ckpts, "metrics": whole, "files": files}
+
+
+class DyingWriter(io.BufferedWriter):
+    """A file that writes the first half of its ``die_at``-th write, then kills the process;
+    at the latest it dies when flushed, before the writer can fsync and rename it
+    (a real BufferedWriter: SB3 accepts no other file object)."""
+
+    def __init__(self, raw, die_at: int) -> None:
+        super().__init__(raw)
+        self._left = die_at
+
+    def write(self, data):
+        self._left -= 1
+        if self._left <= 0:
+            super().write(bytes(data)[: max(1, len(data) // 2)])
+            super().flush()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().write(data)
+
+    def flush(self):
+        super().flush()
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def arm(death: str, rng: random.Random) -> None:
+    """In the child: arrange its own death."""
+    if death == "mid_save":
+        nth, mth = rng.randint(1, 8), rng.randint(1, 6)
+        real_fdopen = os.fdopen
+        count = [0]
+
+        def fdopen(fd, mode="r", *args, **kwargs):
+            count[0] += 1
+            if count[0] != nth:
+                return real_fdopen(fd, mode, *args, **kwargs)
+            dying = DyingWriter(io.FileIO(fd, "wb"), mth)  # atomic_write only writes
+            if "b" in mode:
+                return dying
+            return io.TextIOWrapper(
+                dying, encoding=kwargs.get("encoding"), newline=kwargs.get("newline")
+            )
+
+        os.fdopen = fdopen  # agents.atomic opens every file it writes with os.fdopen
+    elif death == "after_checkpoint":
+        nth = rng.randint(1, 3)
+        real_replace = os.replace
+        count = [0]
+
+        def replace(src, dst, *args, **kwargs):
+            real_replace(src, dst, *args, **kwargs)
+            name = Path(dst).name
+            if name.startswith("step_") and name.endswith(".zip"):
+                count[0] += 1
+                if count[0] == nth:
+                    os.kill(os.getpid(), signal.SIGKILL)
+
+        os.replace = replace
+
+
+def run_once(argv: list[str], death: str | None, delay: float, rng: random.Random) -> dict:
+    read_end, write_end = os.pipe()
+    child_seed = rng.randrange(2**32)
+    pid = os.fork()
+    if pid == 0:  # the child
+        os.close(read_end)
+        os.dup2(write_end, 1)
+        os.dup2(write_end, 2)
+        sys.stdout.reconfigure(line_buffering=True)  # a line printed is in the pipe at the kill
+        code = 0
+        try:
+            if death in ("mid_save", "after_checkpoint"):
+                arm(death, random.Random(child_seed))
+            ppo.main(argv)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    os.close(write_end)
+    started = time.monotonic()
+    limit = delay if death == "timer" else 120.0
+    status = None
+    while status is None:
+        done, st = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = st
+        elif time.monotonic() - started > limit:
+            os.kill(pid, signal.SIGKILL)
+            status = os.waitpid(pid, 0)[1]
+        else:
+            time.sleep(0.01)
+    with os.fdopen(read_end) as f:
+        output = f.read()
+    return {
+        "death": death,
+        "delay": round(delay, 3),
+        "seconds": round(time.monotonic() - started, 3),
+        "killed": os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL,
+        "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+        "output": output[-3000:],
+    }
+
+
+def main() -> None:
+    config, kills, seed, log = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    cfg = ppo.load_config(config)
+    run_dir = cfg.run_dir
+    rng = random.Random(seed)
+    deaths = ["timer", "mid_save", "after_checkpoint"]
+    events = []
+    for i in range(kills + 1):
+        resume = bool(list((run_dir / "checkpoints").glob("step_*.zip")))
+        argv = ["--config", config, "--no-progress", *(["--resume"] if resume else [])]
+        before = snapshot(run_dir) if run_dir.exists() else None
+        death = deaths[i % 3] if i < kills else None
+        event = run_once(argv, death, rng.uniform(0.3, 1.5), rng)
+        event.update(resume=resume, before=before, after=snapshot(run_dir))
+        events.append(event)
+    Path(log).write_text(json.dumps(events, indent=1))
+
+
+if __name__ == "__main__":
+    main()
