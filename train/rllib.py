@@ -264,7 +264,9 @@ def build_algorithm_config(cfg: RLlibConfig, num_env_runners: int, num_learners:
         env_config = {"kind": kind, "env_id": cfg.env.id, "game": cfg.game, "kwargs": kwargs}
         config = config.rl_module(rl_module_spec=masked)
         mode = gym.VectorizeMode.VECTOR_ENTRY_POINT if kind == "vector" else gym.VectorizeMode.SYNC
-    config = config.environment(ENV_NAME, env_config=env_config)
+    # RLlib's multi-agent env check steps the table with unmasked random actions, which a
+    # table rightly refuses (card poker's draw phase): the masked module is checked instead.
+    config = config.environment(ENV_NAME, env_config=env_config, disable_env_checking=cfg.self_play)
     config = config.env_runners(
         num_env_runners=num_env_runners, gym_env_vectorize_mode=mode, **env_runners
     )

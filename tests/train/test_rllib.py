@@ -346,6 +346,25 @@ def test_dice_poker_league_run_and_agent(tmp_path):
     assert code == 0, out.getvalue()
 
 
+def test_card_poker_league_with_two_fixed_players(tmp_path):
+    # RLlib's own env check would step the table with an unmasked random action (an illegal
+    # draw in card poker): the league must start and train all the same
+    league = {
+        **DICE_LEAGUE,
+        "env": {
+            "id": "CardPoker-v0",
+            "kwargs": {"n_players": 3, "opponents": ["heuristic", "bluffer"]},
+        },
+    }
+    run = {"total_timesteps": 128, "eval_opponents": ["bluffer"]}
+    run_dir = train_rllib.main(["--config", str(write(tmp_path, league, **run))])
+    modules = run_dir / "checkpoints"
+    (last,) = sorted(modules.glob("step_*"))
+    names = {p.name for p in (last / "learner_group" / "learner" / "rl_module").iterdir()}
+    assert {"main", "snap_0", "snap_1", "fixed_heuristic", "fixed_bluffer"} <= names
+    assert isinstance(make_agent(f"rllib:{run_dir}", "card_poker"), RLlibAgent)
+
+
 def test_two_node_cluster_runs_env_runners_on_both_nodes(tmp_path, capsys):
     from ray.cluster_utils import Cluster
 
