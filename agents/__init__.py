@@ -3,7 +3,8 @@
 Specs: ``"random"``, ``"heuristic"``, ``"optimal"`` and the other names a game
 lists in the registry (:mod:`envs.games`, each record's ``agents``), or
 ``"ppo:path/to/model.zip"`` for a trained model (``"afterstate:path/to/value.pt"`` for a
-learned scorecard value network). ``rules`` are the game's rule
+learned scorecard value network, ``"rllib:path"`` for a policy trained by ``train/rllib.py``:
+needs the ``[rllib]`` extra, and ray is imported only then). ``rules`` are the game's rule
 options (the same keyword arguments as the env), so an agent judges hands the
 way the table does.
 """
@@ -54,11 +55,19 @@ def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
         return _load("agents.ppo:PPOAgent")(spec[4:], game=game, **rules)
     if spec.startswith("afterstate:"):
         return _load("agents.afterstate:AfterstateAgent")(spec[11:], game=game, **rules)
+    if spec.startswith("rllib:"):
+        try:
+            cls = _load("agents.rllib:RLlibAgent")
+        except ModuleNotFoundError as err:
+            raise ValueError(
+                f'agent {spec!r} needs Ray RLlib ({err.name} is missing): pip install -e ".[rllib]"'
+            ) from None
+        return cls(spec[6:], game=game, **rules)
     table = _agents()
     if spec not in table:
         raise ValueError(
-            f"unknown agent {spec!r}; choose one of {sorted(table)}, 'ppo:PATH' "
-            "or 'afterstate:PATH'"
+            f"unknown agent {spec!r}; choose one of {sorted(table)}, 'ppo:PATH', "
+            "'afterstate:PATH' or 'rllib:PATH'"
         )
     path = record.agents.get(spec, UNIVERSAL.get(spec))
     if path is None:

@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-WRAPPERS = ("envs.dice_poker", "envs.card_poker", "envs.yahtzee", "envs.table", "envs.multi")
+WRAPPERS = (
+    "envs.dice_poker",
+    "envs.card_poker",
+    "envs.yahtzee",
+    "envs.table",
+    "envs.multi",
+    "envs.rllib",
+)
 
 
 def _imports(path: Path) -> set[str]:

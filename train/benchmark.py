@@ -50,9 +50,14 @@ def check_spec(spec: str, game: str) -> None:
         if not path.is_file():
             raise ValueError(f"agent {spec!r}: no model file at {str(path)!r}")
         return
+    if spec.startswith("rllib:"):  # a train/rllib.py run, checkpoint or module folder
+        path = Path(spec[6:])
+        if not path.is_dir():
+            raise ValueError(f"agent {spec!r}: no RLlib model folder at {str(path)!r}")
+        return
     if spec not in AGENTS:
         names = ", ".join(sorted(AGENTS))
-        raise ValueError(f"unknown agent {spec!r}; choose one of {names} or ppo:PATH")
+        raise ValueError(f"unknown agent {spec!r}; choose one of {names}, ppo:PATH or rllib:PATH")
     by_game = AGENTS[spec]
     if game not in by_game and "*" not in by_game:
         raise ValueError(
@@ -118,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         required=True,
         metavar="SPEC",
-        help=f"agent specs: {', '.join(sorted(AGENTS))} or ppo:PATH/model.zip",
+        help=f"agent specs: {', '.join(sorted(AGENTS))}, ppo:PATH/model.zip or rllib:PATH",
     )
     parser.add_argument("--games", type=int, default=2000, help="games (deals) to play")
     parser.add_argument(

@@ -350,6 +350,9 @@ def find_config(name: str) -> Path:
     raise FileNotFoundError(f"no config {name!r} here or in configs/; available: {available}")
 
 
+SECTIONS = ("env", "ppo", "run", "rllib")  # rllib: is read by train/rllib.py
+
+
 def _read_yaml(path: Path) -> Any:
     try:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -362,20 +365,23 @@ def _read_yaml(path: Path) -> Any:
         raise ConfigError(f"{path}: cannot read the config: {err}") from None
 
 
-def load_config(
+def load_env_run(
     name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
-) -> Config:
-    """Read and check a whole config ``name``: ``overrides`` replace ``run:`` fields (the
-    command line's), ``env_kwargs`` env kwargs (``--rule``)."""
+) -> tuple[Path, dict[str, Any], EnvConfig, RunConfig]:
+    """The ``env:`` and ``run:`` sections of config ``name``, checked (``overrides`` replace
+    ``run:`` fields, the command line's; ``env_kwargs`` env kwargs, ``--rule``), with the
+    file's path and its raw sections (train/rllib.py reads the same two sections)."""
     path = find_config(name)
     data = _read_yaml(path)
     data = {} if data is None else data
     if not isinstance(data, dict):
         raise ConfigError(f"{path.name}: a config is a mapping with env:, ppo:, run:; got {data!r}")
-    unknown = sorted(set(data) - {"env", "ppo", "run"}, key=str)
+    unknown = sorted(set(data) - set(SECTIONS), key=str)
     if unknown:
         hint = " (a value: section: train with train/afterstate.py)" if "value" in unknown else ""
-        raise ConfigError(f"unknown section(s) {unknown} in {path}; allowed: env, ppo, run{hint}")
+        raise ConfigError(
+            f"unknown section(s) {unknown} in {path}; allowed: {', '.join(SECTIONS)}{hint}"
+        )
     if data.get("env") is None:
         raise ConfigError(f"{path.name}: env: is missing; it needs id: (a Gymnasium id)")
     env = _build(EnvConfig, data["env"], f"{path.name}: env")
@@ -396,20 +402,34 @@ def load_config(
         raise ConfigError(f"run.engine: no batched engine for {env.id}; batched: {BATCHED_IDS}")
     if run.record_games < 0:
         raise ConfigError(f"run.record_games must be >= 0, got {run.record_games}")
-    ppo = data.get("ppo") or {}
-    ppo_arguments(ppo)  # validate now, before any work
-    cfg = Config(path.stem, env, ppo, run)
+    return path, data, env, run
+
+
+def check_env_and_opponents(cfg: Config, path: Path) -> None:
+    """Every ``run.eval_opponents`` entry exists for the game, and the env takes its kwargs."""
     for spec in baselines(cfg):
         try:
             make_agent(spec, cfg.game)
         except (ValueError, TypeError) as err:
             raise ConfigError(f"{path.name}: run.eval_opponents: {err}") from None
-    if games.by_gym_id(env.id).result == "chips" and not run.eval_opponents:
+    if games.by_gym_id(cfg.env.id).result == "chips" and not cfg.run.eval_opponents:
         raise ConfigError(f"{path.name}: run.eval_opponents is empty; name at least one agent")
     try:  # the env's own checks: unknown or bad keyword arguments
-        gym.make(env.id, **env.kwargs).close()
+        gym.make(cfg.env.id, **cfg.env.kwargs).close()
     except (ValueError, TypeError) as err:
-        raise ConfigError(f"{path.name}: env.kwargs {env.kwargs!r}: {err}") from None
+        raise ConfigError(f"{path.name}: env.kwargs {cfg.env.kwargs!r}: {err}") from None
+
+
+def load_config(
+    name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
+) -> Config:
+    """Read and check a whole config ``name``: ``overrides`` replace ``run:`` fields (the
+    command line's), ``env_kwargs`` env kwargs (``--rule``)."""
+    path, data, env, run = load_env_run(name, overrides, env_kwargs)
+    ppo = data.get("ppo") or {}
+    ppo_arguments(ppo)  # validate now, before any work
+    cfg = Config(path.stem, env, ppo, run)
+    check_env_and_opponents(cfg, path)
     return cfg
 
 

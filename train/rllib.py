@@ -1,0 +1,455 @@
+"""Train with Ray RLlib's PPO (new API stack) from the same YAML configs as train/ppo.py.
+
+    pip install -e ".[rllib]"          # in its own venv: ray pins its own gymnasium
+    python train/rllib.py --config yahtzee_classic_ppo.yaml --total-timesteps 200000
+    python train/rllib.py --config dice_poker.yaml --num-env-runners 2
+    python train/rllib.py --config dice_poker.yaml --address auto    # on a running cluster
+    python train/rllib.py --config dice_poker.yaml --resume
+
+The ``env:`` and ``run:`` sections are read by train/ppo.py's own loader (the same keys,
+the same checks); ``ppo:`` is ignored; ``rllib:`` holds RLlib's settings in RLlib's own
+names: the keyword arguments of ``PPOConfig.training``, ``.env_runners`` and ``.learners``
+(``lambda`` may be written for ``lambda_``), and ``model:`` with the fields of
+``DefaultModelConfig`` (``fcnet_hiddens``, ``fcnet_activation``, ...). An unknown key is
+an error that names it.
+
+What is trained:
+
+- **Scorecard games** (and a poker game with ``run.self_play.enabled: false``): one masked
+  policy (``agents.rllib.MaskedPPOModule``) on the batched engine as a vector env with
+  ``gym_env_vectorize_mode="vector_entry_point"`` (``envs.rllib.NextStepVectorEnv``;
+  ``run.engine: scalar``, or an id without a batched engine, vectorises single envs),
+  ``num_envs_per_env_runner`` games per env runner (default ``run.n_envs``).
+- **Poker games with self-play**: every seat of the PettingZoo table
+  (``envs.rllib.TurnTable``) is an agent. One shared policy ``main`` learns from every
+  seat it holds; a league as in RLlib's league example: each episode one random seat is
+  ``main`` and every other seat is a fixed player (the env's ``opponents``, e.g.
+  ``heuristic``, as ``agents.rllib.FixedAgentModule``) with probability
+  ``run.self_play.heuristic_share``, else ``main`` itself or one of ``pool_size`` frozen
+  snapshots of it (``snap_0`` ..), refreshed round-robin every ``snapshot_every`` steps.
+
+Everything lands in ``runs/{game}__{config}-rllib__{seed}/`` as train/ppo.py lays it out:
+``config.yaml`` (resolved), ``metrics.csv``, ``curve.png``, ``final.json``,
+``checkpoints/step_N/`` (RLlib algorithm checkpoints, for ``--resume``) and ``model/``
+(the trained policy: ``make_agent("rllib:runs/.../model", game=...)``, the arena,
+``train/play.py --opponents rllib:...``). Evaluations are train/ppo.py's own
+(``measure``): the policy plays the single-agent env, most likely legal action.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import inspect
+import json
+import os
+import random
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+if __package__ in (None, ""):  # run as a script: make ``train.ppo`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents import make_agent  # noqa: E402
+from agents.atomic import fsync_dir, write_text  # noqa: E402
+from envs import games  # noqa: E402
+from envs.cli import add_rule_argument, rule_options  # noqa: E402
+from train.ppo import (  # noqa: E402
+    Config,
+    ConfigError,
+    _append_csv,
+    _chips,
+    _last_wall,
+    _next_multiple,
+    batched,
+    check_env_and_opponents,
+    format_result,
+    load_env_run,
+    measure,
+    optimal_score,
+    plot_curve,
+)
+
+# RLlib's settings that this script sets itself (from env:, run: and the command line).
+SET_HERE = {
+    "env",
+    "env_config",
+    "num_env_runners",
+    "num_learners",
+    "gym_env_vectorize_mode",
+    "rl_module_spec",
+    "policies",
+    "policy_mapping_fn",
+    "policies_to_train",
+    "seed",
+}
+GROUPS = ("training", "env_runners", "learners")
+ENV_NAME = "dicepoker"
+
+
+@dataclass
+class RLlibConfig(Config):
+    """A train/ppo.py config with the checked ``rllib:`` section."""
+
+    rllib: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def run_name(self) -> str:
+        return f"{self.game}__{self.name}-rllib__{self.run.seed}"
+
+    @property
+    def self_play(self) -> bool:
+        return _chips(self) and self.run.self_play.enabled
+
+
+def _group_keys() -> dict[str, str]:
+    """RLlib setting name -> the PPOConfig method that takes it."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    keys = {}
+    for group in GROUPS:
+        for cls in PPOConfig.__mro__:  # PPOConfig.training passes **kwargs to its base
+            if group in vars(cls):
+                for name in inspect.signature(vars(cls)[group]).parameters:
+                    if name not in ("self", "kwargs") and name not in SET_HERE:
+                        keys.setdefault(name, group)
+    return keys
+
+
+def rllib_arguments(section: dict[str, Any], where: str = "rllib") -> dict[str, dict[str, Any]]:
+    """The ``rllib:`` section as ``{method: kwargs}`` plus ``"model"``; unknown keys raise."""
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    if not isinstance(section, dict):
+        raise ConfigError(f"{where}: must be a mapping, got {section!r}")
+    keys = _group_keys()
+    out: dict[str, dict[str, Any]] = {g: {} for g in (*GROUPS, "model")}
+    for key, value in section.items():
+        name = "lambda_" if key == "lambda" else key
+        if name == "model":
+            fields = {f.name for f in dataclasses.fields(DefaultModelConfig)}
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}.model must be a mapping, got {value!r}")
+            unknown = sorted(set(value) - fields)
+            if unknown:
+                raise ConfigError(
+                    f"unknown key(s) {unknown} in {where}.model; DefaultModelConfig takes "
+                    f"{sorted(fields)}"
+                )
+            out["model"] = dict(value)
+        elif name in keys:
+            out[keys[name]][name] = value
+        elif name in SET_HERE:
+            raise ConfigError(
+                f"{where}.{key} is set by train/rllib.py (from env:, run: or the command line)"
+            )
+        else:
+            raise ConfigError(
+                f"unknown key {key!r} in {where}; RLlib's PPOConfig.training, .env_runners "
+                f"and .learners take {sorted(keys)}, and model takes DefaultModelConfig's fields"
+            )
+    return out
+
+
+def load_config(
+    name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
+) -> RLlibConfig:
+    """The config ``name`` (env:, run: as train/ppo.py reads them; rllib: checked)."""
+    path, data, env, run = load_env_run(name, overrides, env_kwargs)
+    section = data.get("rllib") or {}
+    rllib_arguments(section, f"{path.name}: rllib")
+    cfg = RLlibConfig(path.stem, env, {}, run, dict(section))
+    if run.normalize_obs:
+        raise ConfigError(
+            f"{path.name}: run.normalize_obs is not supported by train/rllib.py "
+            "(use a reward_scale and the observation's own bounds)"
+        )
+    check_env_and_opponents(cfg, path)
+    for spec in fixed_players(cfg) if cfg.self_play else ():
+        try:
+            make_agent(spec, cfg.game)
+        except (ValueError, TypeError) as err:
+            raise ConfigError(f"{path.name}: env.kwargs.opponents: {err}") from None
+    return cfg
+
+
+# -- the RLlib algorithm ---------------------------------------------------------------------
+
+
+def fixed_players(cfg: RLlibConfig) -> list[str]:
+    """The league's fixed players: the env's ``opponents`` (a spec or a list of specs)."""
+    opponents = cfg.env.kwargs.get("opponents", "heuristic")
+    specs = [opponents] if isinstance(opponents, str) else list(opponents)
+    if not specs or not all(isinstance(s, str) for s in specs):
+        raise ConfigError(f"env.kwargs.opponents must be agent specs, got {opponents!r}")
+    return list(dict.fromkeys(specs))
+
+
+def league_mapping(n_players: int, fixed: list[str], snaps: list[str], fixed_share: float):
+    """The ``agent -> module`` mapping of the league: the same draw for every seat of an
+    episode (seeded by the episode's id), one random seat always ``main``."""
+
+    def mapping(agent_id: str, episode, **kwargs) -> str:
+        rng = random.Random(str(episode.id_))
+        learner = rng.randrange(n_players)
+        picks = []
+        for seat in range(n_players):
+            if seat == learner:
+                picks.append("main")
+            elif fixed and rng.random() < fixed_share:
+                picks.append(fixed[rng.randrange(len(fixed))])
+            else:
+                pool = ["main", *snaps]
+                picks.append(pool[rng.randrange(len(pool))])
+        return picks[int(agent_id.rsplit("_", 1)[1])]
+
+    return mapping
+
+
+def build_algorithm_config(cfg: RLlibConfig, num_env_runners: int, num_learners: int):
+    import gymnasium as gym
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+
+    from agents.rllib import FixedAgentModule, MaskedPPOModule
+    from envs.rllib import make_env
+
+    register_env(ENV_NAME, make_env)
+    args = rllib_arguments(cfg.rllib)
+    kwargs = dict(cfg.env.kwargs)
+    env_runners = {"num_envs_per_env_runner": cfg.run.n_envs, **args["env_runners"]}
+    model = DefaultModelConfig(**args["model"])
+    masked = RLModuleSpec(module_class=MaskedPPOModule, model_config=model)
+    config = PPOConfig().framework("torch").debugging(seed=cfg.run.seed)
+    config = config.training(**args["training"]).learners(
+        num_learners=num_learners, **args["learners"]
+    )
+    if cfg.self_play:
+        game = games.get(cfg.game)
+        fixed = fixed_players(cfg)
+        rules, _ = game.split_options(kwargs)
+        table = {k: v for k, v in kwargs.items() if k not in ("opponents", "agent_seat")}
+        n_players = int(kwargs.get("n_players", 3))
+        snaps = [f"snap_{i}" for i in range(cfg.run.self_play.pool_size)]
+        specs = {"main": masked, **dict.fromkeys(snaps, masked)}
+        for i, spec in enumerate(fixed):
+            specs[f"fixed_{spec}"] = RLModuleSpec(
+                module_class=FixedAgentModule,
+                model_config={"game": cfg.game, "spec": spec, "rules": rules, "seed": i},
+            )
+        env_config = {"kind": "table", "game": cfg.game, "kwargs": table}
+        # One table per env runner: the AEC env steps one seat at a time anyway.
+        env_runners["num_envs_per_env_runner"] = args["env_runners"].get(
+            "num_envs_per_env_runner", 1
+        )
+        config = config.multi_agent(
+            policies=set(specs),
+            policy_mapping_fn=league_mapping(
+                n_players, [f"fixed_{s}" for s in fixed], snaps, cfg.run.self_play.heuristic_share
+            ),
+            policies_to_train=["main"],
+        ).rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        mode = gym.VectorizeMode.SYNC
+    else:
+        kind = "vector" if batched(cfg) else "single"
+        env_config = {"kind": kind, "env_id": cfg.env.id, "game": cfg.game, "kwargs": kwargs}
+        config = config.rl_module(rl_module_spec=masked)
+        mode = gym.VectorizeMode.VECTOR_ENTRY_POINT if kind == "vector" else gym.VectorizeMode.SYNC
+    # RLlib's multi-agent env check steps the table with unmasked random actions, which a
+    # table rightly refuses (card poker's draw phase): the masked module is checked instead.
+    config = config.environment(ENV_NAME, env_config=env_config, disable_env_checking=cfg.self_play)
+    config = config.env_runners(
+        num_env_runners=num_env_runners, gym_env_vectorize_mode=mode, **env_runners
+    )
+    return config
+
+
+def module_id(cfg: RLlibConfig) -> str:
+    return "main" if cfg.self_play else "default_policy"
+
+
+def take_snapshot(algo, slot: str) -> None:
+    """Copy ``main``'s weights into the frozen module ``slot``, on learners and env runners."""
+    weights = algo.learner_group.get_weights(module_ids=["main"])["main"]
+    algo.learner_group.set_weights({slot: weights})
+    algo.env_runner_group.sync_weights(
+        policies=[slot], from_worker_or_learner_group=algo.learner_group, inference_only=True
+    )
+
+
+def save_checkpoint(algo, folder: Path) -> None:
+    """An algorithm checkpoint written beside ``folder`` and renamed into place."""
+    tmp = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    algo.save_to_path(str(tmp.resolve()))
+    os.replace(tmp, folder)
+    fsync_dir(folder.parent)
+
+
+def export_model(checkpoint: Path, mid: str, out: Path) -> None:
+    """The trained module of ``checkpoint`` as ``out`` (an RLModule folder)."""
+    src = checkpoint / "learner_group" / "learner" / "rl_module" / mid
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(src, tmp)
+    shutil.rmtree(out, ignore_errors=True)
+    os.replace(tmp, out)
+    fsync_dir(out.parent)
+
+
+def _steps(path: Path) -> int:
+    return int(path.name.split("_")[1])
+
+
+def init_ray(address: str | None, num_env_runners: int, num_learners: int) -> None:
+    import ray
+
+    if address:
+        ray.init(address=address)
+    else:
+        # One logical CPU per actor even on a small machine: they share the cores.
+        cpus = max(os.cpu_count() or 1, 1 + num_env_runners + num_learners)
+        ray.init(num_cpus=cpus, include_dashboard=False)
+
+
+def main(argv: list[str] | None = None) -> Path:
+    parser = argparse.ArgumentParser(description="Train with Ray RLlib's PPO from a YAML config.")
+    parser.add_argument("--config", required=True, help="a YAML file, or a name in configs/")
+    parser.add_argument("--total-timesteps", type=int)
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--out", dest="out_dir")
+    parser.add_argument("--n-envs", type=int, help="games per env runner (run.n_envs)")
+    parser.add_argument("--num-env-runners", type=int, default=0, help="0: sample on the driver")
+    parser.add_argument("--num-learners", type=int, default=0, help="0: learn on the driver")
+    parser.add_argument("--address", help="a Ray cluster to join ('auto': the local one)")
+    parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
+    add_rule_argument(parser, example="lock_kept_dice=false")
+    args = parser.parse_args(argv)
+    for name in ("num_env_runners", "num_learners"):
+        if getattr(args, name) < 0:
+            raise ConfigError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
+
+    overrides = {k: getattr(args, k) for k in ("total_timesteps", "seed", "out_dir", "n_envs")}
+    cfg = load_config(args.config, overrides, rule_options(parser, args))
+    import ray
+    import torch
+
+    from agents.rllib import RLlibAgent
+
+    torch.set_num_threads(cfg.run.torch_threads)
+    run_dir = cfg.run_dir
+    ckpt_dir = run_dir / "checkpoints"
+    checkpoints = sorted(
+        (p for p in ckpt_dir.glob("step_*") if p.is_dir() and p.name[5:].isdigit()), key=_steps
+    )
+    if (run_dir / "model").exists() and not args.resume:
+        raise FileExistsError(f"{run_dir} already holds a finished run; use --out or --seed")
+    if args.resume and not checkpoints:
+        raise FileNotFoundError(f"--resume: no checkpoint in {ckpt_dir}")
+    ckpt_dir.mkdir(parents=True, exist_ok=True)
+    resolved = {
+        "env": dataclasses.asdict(cfg.env),
+        "rllib": cfg.rllib,
+        "run": dataclasses.asdict(cfg.run),
+        "ray": {"num_env_runners": args.num_env_runners, "num_learners": args.num_learners},
+    }
+    write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
+
+    init_ray(args.address, args.num_env_runners, args.num_learners)
+    try:
+        algo = build_algorithm_config(cfg, args.num_env_runners, args.num_learners).build_algo()
+        if args.num_env_runners:
+            nodes = algo.env_runner_group.foreach_env_runner(
+                lambda _: ray.get_runtime_context().get_node_id(), local_env_runner=False
+            )
+            print("env runners on nodes: " + " ".join(nodes))
+        mid = module_id(cfg)
+        sp = cfg.run.self_play
+        snaps = [f"snap_{i}" for i in range(sp.pool_size)] if cfg.self_play else []
+        steps = 0
+        if args.resume:
+            last = checkpoints[-1]
+            algo.restore_from_path(str(last.resolve()))
+            steps = _steps(last)
+            print(f"resuming {run_dir} from {last.name} ({steps} steps)")
+        else:
+            for slot in snaps:  # the pool starts as copies of the untrained policy
+                take_snapshot(algo, slot)
+
+        best_known = None if _chips(cfg) else optimal_score(cfg)
+        metrics_path = run_dir / "metrics.csv"
+        started = time.perf_counter()
+        wall_before = _last_wall(metrics_path) if args.resume else 0.0
+        if not args.resume and metrics_path.exists():
+            metrics_path.unlink()
+
+        def record(step: int, n_episodes: int) -> dict[str, float]:
+            row = {"timesteps": step, "wall_s": wall_before + time.perf_counter() - started}
+            agent = RLlibAgent.from_module(algo.get_module(mid))
+            row.update(measure(agent, cfg, n_episodes, best_known))
+            _append_csv(metrics_path, row)
+            return row
+
+        if not args.resume:
+            record(0, cfg.run.eval_episodes)
+        next_eval = _next_multiple(steps, cfg.run.eval_every)
+        next_ckpt = _next_multiple(steps, cfg.run.checkpoint_every)
+        next_snap = _next_multiple(steps, sp.snapshot_every)
+        while steps < cfg.run.total_timesteps:
+            result = algo.train()
+            steps += int(result["env_runners"]["num_env_steps_sampled"])
+            if steps >= next_ckpt:
+                save_checkpoint(algo, ckpt_dir / f"step_{steps}")
+                next_ckpt = _next_multiple(steps, cfg.run.checkpoint_every)
+            if snaps and steps >= next_snap:
+                take_snapshot(algo, snaps[(steps // sp.snapshot_every - 1) % len(snaps)])
+                next_snap = _next_multiple(steps, sp.snapshot_every)
+            if steps >= next_eval:
+                row = record(steps, cfg.run.eval_episodes)
+                print(f"{steps} steps: " + format_result(row, cfg, best_known).replace("\n", "; "))
+                next_eval = _next_multiple(steps, cfg.run.eval_every)
+        final_ckpt = ckpt_dir / f"step_{steps}"
+        if not final_ckpt.exists():
+            save_checkpoint(algo, final_ckpt)
+        export_model(final_ckpt, mid, run_dir / "model")
+        final = record(steps, cfg.run.final_eval_episodes)
+        algo.stop()
+    finally:
+        ray.shutdown()
+    plot_curve(metrics_path, run_dir / "curve.png", cfg, best_known)
+    rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
+    heuristic = make_agent("heuristic", cfg.game, **rules)
+    reference = measure(heuristic, cfg, cfg.run.final_eval_episodes, best_known)
+    write_text(
+        run_dir / "final.json",
+        json.dumps({"ppo": final, "heuristic_in_its_place": reference, "optimal": best_known}),
+    )
+    print(f"\n{cfg.run_name}: {steps} steps in {final['wall_s']:.0f} s")
+    print("RLlib     " + format_result(final, cfg, best_known).replace("\n", "\n          "))
+    print("heuristic " + format_result(reference, cfg, best_known).replace("\n", "\n          "))
+    print(
+        f"model: {run_dir / 'model'}  (make_agent('rllib:{run_dir / 'model'}', game={cfg.game!r}))"
+    )
+    return run_dir
+
+
+def cli(argv: list[str] | None = None) -> None:
+    """The command line: a bad config, option or run folder is one line and exit status 2."""
+    try:
+        main(argv)
+    except (ConfigError, FileNotFoundError, FileExistsError) as err:
+        print(f"rllib.py: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+if __name__ == "__main__":
+    cli()
