@@ -85,10 +85,8 @@ def features(rules: ScorecardRules, cards: CardStates) -> np.ndarray:
     # russian: the stage-1 sum matters only until stage 1 ends (the +50 is decided then), so
     # stage-2 cards leave it out and do not differ by a sum that no longer changes anything;
     # classic keeps it (capped at 63, where only "reached" matters)
-    if rules.rules == "russian":
-        live = cards.open_[:, :6].any(axis=1)
-    else:
-        live = np.ones(n, dtype=bool)
+    russian = rules.rules == "russian"
+    live = cards.open_[:, :6].any(axis=1) if russian else np.ones(n, dtype=bool)
     u = np.clip(cards.upper, lo, hi) - lo
     out[np.flatnonzero(live), rows + u[live]] = 1.0
     base = rows + hi - lo + 1
