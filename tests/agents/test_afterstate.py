@@ -10,7 +10,14 @@ import pytest
 import yaml
 
 from agents import make_agent
-from agents.afterstate import AfterstateAgent, CardStates, ValueNet, save_value, turn_plan
+from agents.afterstate import (
+    AfterstateAgent,
+    CardStates,
+    ValueNet,
+    load_value,
+    save_value,
+    turn_plan,
+)
 from agents.optimal.yahtzee import solve
 from envs.batched.scorecard import BatchedScorecard
 from envs.obs.yahtzee import observe
@@ -158,8 +165,9 @@ def test_assisted_warm_start_starts_near_the_optimum(tmp_path):
     )
     path.write_text(yaml.safe_dump(data))
     run_dir = main(["--config", str(path), "--no-progress"])
-    with (run_dir / "metrics.csv").open() as f:
-        rows = list(csv.DictReader(f))
-    # before any learning the untrained net plays greedily; after the fit it plays by the
-    # solver's values (approximately): far better on the same evaluation games
-    assert float(rows[1]["pct_optimal"]) > float(rows[0]["pct_optimal"]) + 5
+    # an untrained V is near 0 everywhere; fitted to the solver's values (and 32 games of
+    # learning since), it knows the empty card is worth about the optimal 224.07
+    net = load_value(run_dir / "value.pt")
+    rows = len(net.rules.rows)
+    empty = CardStates(np.ones((1, rows), bool), np.zeros(1, np.int64), np.zeros(1, bool))
+    assert abs(net.values(empty)[0] - 224.07) < 20
