@@ -256,7 +256,9 @@ class BatchedVecEnv(VecEnv):
         return list(indices)
 
 
-def play_games(act_batch, env_id: str, n_games: int, seed: int = 0, **options: Any) -> np.ndarray:
+def play_games(
+    act_batch, env_id: str, n_games: int, seed: int = 0, stats: dict | None = None, **options: Any
+) -> np.ndarray:
     """Final returns of ``n_games`` games played side by side on the batched engine.
 
     ``act_batch(observations (m, D), masks (m, A)) -> actions (m,)`` is asked only for
@@ -278,6 +280,8 @@ def play_games(act_batch, env_id: str, n_games: int, seed: int = 0, **options: A
             actions[~live] = 0
         totals += np.where(live, engine.step_some(actions, live), 0) * scale
         live &= ~engine.done
+    if stats is not None and hasattr(engine, "bonus"):  # scorecard games: who made the bonus
+        stats["bonus"] = engine.bonus > 0
     return totals
 
 

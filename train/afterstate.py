@@ -68,7 +68,10 @@ class ValueConfig:
     lr_end: float = 1e-4
     batch_size: int = 512  # cards per minibatch
     updates_per_turn: int = 4  # minibatches after each turn of all games
-    buffer_turns: int = 8  # the targets of this many latest turns are sampled
+    # the targets of this many latest turns are sampled: two whole games (the russian game
+    # has 17 turns), so that no stage of a game drops out of the buffer while the games
+    # run in step (with 8 turns the russian value diverged)
+    buffer_turns: int = 34
     # "none": pure RL; "optimal": the assisted track, V first fitted to the exact solver's
     # values of the cards met in warm_start_games games of optimal play
     warm_start: str = "none"
@@ -184,13 +187,15 @@ def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
 def evaluate(agent, cfg: Config, n_games: int) -> dict[str, float]:
     """Mean final score over ``n_games`` on the batched engine, fixed seed (the same games
     for every agent and every evaluation of a run)."""
+    stats: dict = {}
     totals = play_games(
-        agent.act_batch, cfg.env.id, n_games, 10_000_000 + cfg.run.seed, **cfg.env.kwargs
+        agent.act_batch, cfg.env.id, n_games, 10_000_000 + cfg.run.seed, stats, **cfg.env.kwargs
     )
     return {
         "score": float(totals.mean()),
         "score_ci95": float(1.96 * totals.std(ddof=1) / np.sqrt(len(totals))),
         "median": float(np.median(totals)),
+        "bonus_rate": float(stats["bonus"].mean()),  # upper (classic) / stage-1 (russian)
     }
 
 
@@ -201,10 +206,25 @@ def optimal_score(cfg: Config) -> float:
 
 
 def _append_csv(path: Path, row: dict[str, float]) -> None:
-    new = not path.exists()
+    """Append ``row`` (flushed at once); a row with new columns (a resumed run measuring
+    more) rewrites the file with the wider header, through a temporary file and a rename."""
+    header: list[str] = []
+    if path.exists():
+        with path.open() as f:
+            header = next(csv.reader(f), [])
+    if header and not set(row) <= set(header):
+        with path.open() as f:
+            rows = list(csv.DictReader(f))
+        tmp = path.with_name(path.name + ".tmp")
+        with tmp.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(dict.fromkeys([*header, *row])))
+            writer.writeheader()
+            writer.writerows([*rows, row])
+        tmp.replace(path)
+        return
     with path.open("a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(row))
-        if new:
+        writer = csv.DictWriter(f, fieldnames=header or list(row))
+        if not header:
             writer.writeheader()
         writer.writerow(row)
         f.flush()
