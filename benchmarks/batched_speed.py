@@ -37,13 +37,10 @@ def median_rate(run: Callable[[float], tuple[int, float]], repeats: int, seconds
     return float(np.median([c / e for c, e in (run(seconds) for _ in range(repeats))]))
 
 
-# -- scorecard games ------------------------------------------------------------------------
-
-
-def _scorecard_engine(n: int, rules: str) -> Callable:
-    from envs.batched.scorecard import BatchedScorecard
-
-    engine = BatchedScorecard(n, rules, seed=0)
+def engine_run(engine, observe: bool = False) -> Callable:
+    """``run(seconds) -> (steps, elapsed)`` of any batched engine: random legal actions for
+    all its games, finished games restarted in the same step (as ``envs.vector`` does), and
+    the observations encoded each step when ``observe``."""
     rng = np.random.default_rng(0)
     engine.reset()
 
@@ -51,13 +48,24 @@ def _scorecard_engine(n: int, rules: str) -> Callable:
         steps, start = 0, time.perf_counter()
         while (elapsed := time.perf_counter() - start) < seconds or steps == 0:
             engine.step(random_actions(rng, engine.action_masks()))
-            steps += n
+            steps += engine.n
             done = engine.done
             if done.any():
                 engine.reset(done)
+            if observe:
+                engine.observe()
         return steps, elapsed
 
     return run
+
+
+# -- scorecard games ------------------------------------------------------------------------
+
+
+def _scorecard_engine(n: int, rules: str) -> Callable:
+    from envs.batched.scorecard import BatchedScorecard
+
+    return engine_run(BatchedScorecard(n, rules, seed=0))
 
 
 def _scorecard_scalar(env_id: str) -> Callable:
@@ -160,24 +168,6 @@ def _state_bytes(*objects) -> int:
     return sum(v.nbytes for o in objects for v in vars(o).values() if isinstance(v, np.ndarray))
 
 
-def _dice_run(engine, n: int) -> Callable:
-    rng = np.random.default_rng(0)
-    engine.reset()
-
-    def run(seconds: float) -> tuple[int, float]:
-        steps, start = 0, time.perf_counter()
-        while (elapsed := time.perf_counter() - start) < seconds or steps == 0:
-            engine.step(random_actions(rng, engine.action_masks()))
-            done = engine.done
-            if done.any():
-                engine.reset(done)
-            engine.observe()
-            steps += n
-        return steps, elapsed
-
-    return run
-
-
 def dice_poker_rows(repeats: int, seconds: float, sizes=SIZES) -> list[str]:
     """Prison dice poker, 3 players, five and six dice: the single-agent table with random,
     heuristic and optimal opponents in batch (steps = the learner's steps), and the
@@ -206,7 +196,7 @@ def dice_poker_rows(repeats: int, seconds: float, sizes=SIZES) -> list[str]:
             cells, memory = [], 0.0
             for n in sizes:
                 engine = make(n)
-                cells.append(f"{median_rate(_dice_run(engine, n), repeats, seconds):,.0f}")
+                cells.append(f"{median_rate(engine_run(engine, True), repeats, seconds):,.0f}")
                 parts = (engine, engine.core) if hasattr(engine, "core") else (engine,)
                 memory = _state_bytes(*parts) / n
             rows.append(f"| {name} | " + " | ".join(cells) + f" | {memory:.0f} |")
@@ -223,20 +213,7 @@ def _card_multi_seat(n: int, n_players: int, episode: str, **rules) -> Callable:
     engine = BatchedCardPoker(
         n, CardPokerRules(**rules), seed=0, n_players=n_players, episode=episode
     )
-    rng = np.random.default_rng(0)
-    engine.reset()
-
-    def run(seconds: float) -> tuple[int, float]:
-        decisions, start = 0, time.perf_counter()
-        while (elapsed := time.perf_counter() - start) < seconds or decisions == 0:
-            engine.step(random_actions(rng, engine.action_masks()))
-            decisions += n
-            done = engine.done
-            if done.any():
-                engine.reset(done)
-        return decisions, elapsed
-
-    return run
+    return engine_run(engine)
 
 
 def _card_single_agent(n: int, opponents: str, **options) -> Callable:
@@ -245,18 +222,11 @@ def _card_single_agent(n: int, opponents: str, **options) -> Callable:
     from envs.vector import make_engine
 
     engine, _, _ = make_engine("CardPoker-v0", n, seed=0, opponents=opponents, **options)
-    rng = np.random.default_rng(0)
-    engine.reset()
+    inner = engine_run(engine)
 
     def run(seconds: float) -> tuple[int, float]:
-        steps, start = 0, time.perf_counter()
         before = engine.core.decisions
-        while (elapsed := time.perf_counter() - start) < seconds or steps == 0:
-            engine.step(random_actions(rng, engine.action_masks()))
-            steps += n
-            done = engine.done
-            if done.any():
-                engine.reset(done)
+        steps, elapsed = inner(seconds)
         run.decisions.append((engine.core.decisions - before) / elapsed)
         return steps, elapsed
 
