@@ -67,14 +67,7 @@ def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
             f"option(s) {wrong} do not apply to the batched {env_id}; it takes the rule "
             f"options {list(game.rule_options)} and {[*_BATCH_TABLE, *takes]}"
         )
-    reward_scale = table.get("reward_scale", 1.0)
-    if (
-        isinstance(reward_scale, bool)
-        or not isinstance(reward_scale, int | float)
-        or not np.isfinite(reward_scale)
-        or reward_scale <= 0
-    ):
-        raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
+    reward_scale = games.check_positive("reward_scale", table.get("reward_scale", 1.0))
     rules = game.make_rules(**rule_options)
     kwargs = {k: table[k] for k in takes if k in table}
     if "opponents" in takes:
