@@ -17,7 +17,8 @@ import time
 import gymnasium as gym
 import numpy as np
 
-import envs
+import envs  # noqa: F401  (registers the ids)
+from envs import games
 
 
 def steps_per_second(env_id: str, steps: int, seed: int = 0, **kwargs) -> float:
@@ -40,7 +41,7 @@ def main() -> None:
     args = parser.parse_args()
     print("| env id | opponents | steps/s (median) |")
     print("|---|---|---|")
-    for env_id in envs._IDS:
+    for env_id in [games.get(name).gym_id for name in games.names()]:
         params = inspect.signature(gym.spec(env_id).make().unwrapped.__init__).parameters
         variants = [None, {"opponents": "random"}] if "opponents" in params else [None]
         for extra in variants:
