@@ -24,6 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.atomic import atomic_write
 from agents.base import Agent
 from agents.optimal._yahtzee_turn import COUNTS, keep_values, turn_values
 from agents.optimal.yahtzee import TurnPlan
@@ -42,6 +43,10 @@ from envs.rules.scorecard import (
 
 N_DICE_SETS = len(DICE)
 FORMAT = "dicepoker-gym afterstate value v1"
+# The layout of :func:`features`. Raise it whenever features() changes: a saved network is
+# only meaningful on the features it was trained on, and loading one of another version fails
+# (files saved before the version was stored are version 1).
+FEATURES_VERSION = 1
 
 
 # -- the card between turns as network input ---------------------------------------------
@@ -230,19 +235,18 @@ def turn_plan(rules: ScorecardRules, value, cards: CardStates) -> tuple[TurnPlan
 
 def save_value(net: ValueNet, path: str | Path, meta: dict | None = None) -> None:
     """The network and its rules in one torch file, written atomically."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(
-        {
-            "format": FORMAT,
-            "rules": {"rules": net.rules.rules, **net.rules.options},
-            "hidden": list(net.hidden),
-            "state_dict": net.state_dict(),
-            "meta": meta or {},
-        },
-        tmp,
-    )
-    tmp.replace(path)
+    with atomic_write(path) as f:
+        torch.save(
+            {
+                "format": FORMAT,
+                "rules": {"rules": net.rules.rules, **net.rules.options},
+                "hidden": list(net.hidden),
+                "features": FEATURES_VERSION,
+                "state_dict": net.state_dict(),
+                "meta": meta or {},
+            },
+            f,
+        )
 
 
 def load_value(path: str | Path) -> ValueNet:
@@ -253,6 +257,11 @@ def load_value(path: str | Path) -> ValueNet:
         data = torch.load(path, map_location="cpu", weights_only=False)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError("not a file saved by train/afterstate.py")
+        if data.get("features", 1) != FEATURES_VERSION:
+            raise ValueError(
+                f"it was trained on features version {data.get('features', 1)}, this code "
+                f"computes version {FEATURES_VERSION}: retrain it with train/afterstate.py"
+            )
         net = ValueNet(make_rules(**data["rules"]), tuple(data["hidden"]))
         net.load_state_dict(data["state_dict"])
     except Exception as err:

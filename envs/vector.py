@@ -188,6 +188,7 @@ class BatchedVecEnv(VecEnv):
         )
         self.env_id = env_id
         action_space = gym.spaces.Discrete(self.engine.n_actions)
+        self.render_mode = None  # VecEnv asks for it; the batched engines draw no frames
         super().__init__(self.engine.n, observation_space, action_space)
         self._actions: np.ndarray | None = None
         self._episodes = _Episodes(self.num_envs)

@@ -344,8 +344,9 @@ def find_config(name: str) -> Path:
     path = Path(name)
     if path.is_file():
         return path
-    if (CONFIG_DIR / name).is_file():
-        return CONFIG_DIR / name
+    for candidate in (CONFIG_DIR / name, CONFIG_DIR / f"{name}.yaml"):
+        if candidate.is_file():
+            return candidate
     available = sorted(p.name for p in CONFIG_DIR.glob("*.yaml"))
     raise FileNotFoundError(f"no config {name!r} here or in configs/; available: {available}")
 
@@ -702,7 +703,12 @@ def main(argv: list[str] | None = None) -> Path:
     write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
     _repair_csv(metrics_path)  # a row cut short by a kill was never written
     started = time.perf_counter()
-    wall_before = _last_wall(metrics_path) if args.resume else 0.0
+    last = _last_row(metrics_path) if args.resume else {}
+    wall_before = float(last.get("wall_s", 0.0))
+    # Where the wall time goes (seconds, summed over the run, resumed runs included): stepping
+    # the envs with the policy (rollout), PPO's gradient epochs (update), evaluations (eval).
+    clock = {k: float(last.get(k, 0.0) or 0.0) for k in ("rollout_s", "update_s", "eval_s")}
+    since = {"step": model.num_timesteps, "train_s": clock["rollout_s"] + clock["update_s"]}
 
     def save(path: Path) -> None:
         """The model, and beside it (written first) the observation statistics when they are
@@ -714,9 +720,16 @@ def main(argv: list[str] | None = None) -> Path:
             model.save(f)
 
     def record(step: int, n_episodes: int) -> dict[str, float]:
-        row = {"timesteps": step, "wall_s": wall_before + time.perf_counter() - started}
+        tick = time.perf_counter()
+        row = {"timesteps": step, "wall_s": wall_before + tick - started}
         agent = PPOAgent.from_model(model, vec if cfg.run.normalize_obs else None)
         row.update(measure(agent, cfg, n_episodes, best_known))
+        clock["eval_s"] += time.perf_counter() - tick
+        train_s = clock["rollout_s"] + clock["update_s"]
+        row.update(clock)
+        row["steps_per_s"] = ""  # env steps per training second, this process so far
+        if step > since["step"] and train_s > since["train_s"]:
+            row["steps_per_s"] = (step - since["step"]) / (train_s - since["train_s"])
         _append_csv(metrics_path, row)
         return row
 
@@ -726,6 +739,26 @@ def main(argv: list[str] | None = None) -> Path:
             self.next_eval = _next_multiple(model.num_timesteps, cfg.run.eval_every)
             self.next_ckpt = _next_multiple(model.num_timesteps, cfg.run.checkpoint_every)
             self.next_snap = _next_multiple(model.num_timesteps, cfg.run.self_play.snapshot_every)
+            self.rollout_start = self.rollout_end = None
+            self.eval_before = 0.0
+
+        def _on_rollout_start(self) -> None:
+            now = time.perf_counter()
+            if self.rollout_end is not None:  # the update between two rollouts
+                clock["update_s"] += now - self.rollout_end
+            self.rollout_start, self.eval_before = now, clock["eval_s"]
+
+        def _on_rollout_end(self) -> None:
+            self.rollout_end = time.perf_counter()
+            evaluating = clock["eval_s"] - self.eval_before  # evaluations run inside rollouts
+            clock["rollout_s"] += self.rollout_end - self.rollout_start - evaluating
+            self.logger.record("time/rollout_s", clock["rollout_s"])
+            self.logger.record("time/update_s", clock["update_s"])
+
+        def _on_training_end(self) -> None:
+            if self.rollout_end is not None:  # the last update
+                clock["update_s"] += time.perf_counter() - self.rollout_end
+                self.rollout_end = None
 
         def _on_step(self) -> bool:
             step = self.num_timesteps
@@ -738,7 +771,7 @@ def main(argv: list[str] | None = None) -> Path:
             if step >= self.next_eval:
                 row = record(step, cfg.run.eval_episodes)
                 for key, value in row.items():
-                    if key not in ("timesteps",):
+                    if key not in ("timesteps", *clock):
                         self.logger.record(f"eval/{key}", value)
                 self.next_eval += cfg.run.eval_every
             return True
@@ -779,6 +812,13 @@ def main(argv: list[str] | None = None) -> Path:
         json.dumps({"ppo": final, "heuristic_in_its_place": reference, "optimal": best_known}),
     )
     print(f"\n{cfg.run_name}: {model.num_timesteps} steps in {final['wall_s']:.0f} s")
+    train_s = clock["rollout_s"] + clock["update_s"]
+    if train_s > 0:
+        print(
+            f"throughput: {model.num_timesteps / train_s:,.0f} env steps/s while training "
+            f"(rollout {clock['rollout_s']:.0f} s, update {clock['update_s']:.0f} s, "
+            f"evaluations {clock['eval_s']:.0f} s)"
+        )
     print("PPO       " + format_result(final, cfg, best_known).replace("\n", "\n          "))
     print("heuristic " + format_result(reference, cfg, best_known).replace("\n", "\n          "))
     print(
@@ -915,12 +955,12 @@ def _evaluation_missing(path: Path, step: int, every: int) -> bool:
     return not any(due <= t <= step for t in done)
 
 
-def _last_wall(path: Path) -> float:
+def _last_row(path: Path) -> dict[str, str]:
     if not path.exists():
-        return 0.0
+        return {}
     with path.open() as f:
         rows = list(csv.DictReader(f))
-    return float(rows[-1]["wall_s"]) if rows else 0.0
+    return rows[-1] if rows else {}
 
 
 def cli(argv: list[str] | None = None) -> None:

@@ -65,7 +65,7 @@ from train.ppo import (  # noqa: E402
     ConfigError,
     _append_csv,
     _chips,
-    _last_wall,
+    _last_row,
     _next_multiple,
     batched,
     check_env_and_opponents,
@@ -388,7 +388,7 @@ def main(argv: list[str] | None = None) -> Path:
         best_known = None if _chips(cfg) else optimal_score(cfg)
         metrics_path = run_dir / "metrics.csv"
         started = time.perf_counter()
-        wall_before = _last_wall(metrics_path) if args.resume else 0.0
+        wall_before = float(_last_row(metrics_path).get("wall_s", 0.0)) if args.resume else 0.0
         if not args.resume and metrics_path.exists():
             metrics_path.unlink()
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import pytest
+import torch
 import yaml
 
 from agents import make_agent
 from agents.afterstate import (
+    FEATURES_VERSION,
     AfterstateAgent,
     CardStates,
     ValueNet,
@@ -18,6 +21,7 @@ from agents.afterstate import (
     save_value,
     turn_plan,
 )
+from agents.arena import run_arena
 from agents.optimal.yahtzee import solve
 from envs.batched.scorecard import BatchedScorecard
 from envs.obs.yahtzee import observe
@@ -48,15 +52,10 @@ def test_turn_search_on_the_exact_values_gives_the_optimum(rules, options):
     assert value[0] == pytest.approx(solution.expected_score, abs=1e-4)
 
 
-def test_agent_plays_the_same_in_the_scalar_env_and_the_batched_engine(tmp_path):
-    r = make_rules("classic")
-    net = ValueNet(r, (16,))
-    path = tmp_path / "v.pt"
-    save_value(net, path)
-    agent = make_agent(f"afterstate:{path}", game="yahtzee_classic")
-    assert isinstance(agent, AfterstateAgent)
-    rng = np.random.default_rng(0)
-    n = 8
+def _play_scalar_and_batched(agent, r, n: int, seed: int = 0) -> tuple[list[int], list[int]]:
+    """``n`` whole games of ``agent`` on the batched engine and, on the same dice, in the
+    scalar rules game, every decision compared on the way: the two lists of totals."""
+    rng = np.random.default_rng(seed)
     batch = BatchedScorecard(n, r)
     first = rng.integers(1, 7, size=(n, 5))
     batch.reset(chance=first)
@@ -71,13 +70,52 @@ def test_agent_plays_the_same_in_the_scalar_env_and_the_batched_engine(tmp_path)
             assert agent.act(observe(game), game.action_mask()) == actions[g]
             game.step(int(actions[g]), chance=chance[g])
         batch.step_some(actions, live, chance)
-    assert [g.card.total for g in scalar] == batch.total.tolist()
+    return [g.card.total for g in scalar], batch.total.tolist()
+
+
+def test_agent_plays_the_same_in_the_scalar_env_and_the_batched_engine(tmp_path):
+    r = make_rules("classic")
+    net = ValueNet(r, (16,))
+    path = tmp_path / "v.pt"
+    save_value(net, path)
+    agent = make_agent(f"afterstate:{path}", game="yahtzee_classic")
+    assert isinstance(agent, AfterstateAgent)
+    scalar, batched = _play_scalar_and_batched(agent, r, 8)
+    assert scalar == batched
     # and in a gym env, a whole game
     env = gym.make("YahtzeeClassic-v0")
     obs, info = env.reset(seed=1)
     done = False
     while not done:
         obs, _, done, _, info = env.step(agent.act(obs, info["action_mask"]))
+
+
+COMMITTED = sorted(Path(__file__).parents[2].glob("runs/*afterstate*/value.pt"))
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=[p.parent.name for p in COMMITTED])
+def test_committed_model_plays_the_same_everywhere(path):
+    """Each trained network in runs/ loads through make_agent, makes the same decisions in
+    the scalar rules game as on the batched engine (same dice, same totals), plays a gym env
+    and the arena, and plays well: far ahead of random on the same dice."""
+    game = yaml.safe_load((path.parent / "config.yaml").read_text())["env"]["id"]
+    name = "yahtzee_classic" if game == "YahtzeeClassic-v0" else "yahtzee"
+    agent = make_agent(f"afterstate:{path}", game=name)
+    scalar, batched = _play_scalar_and_batched(agent, agent.rules, 4, seed=11)
+    assert scalar == batched
+    arena = run_arena(name, [f"afterstate:{path}", "random"], 3, progress=False)
+    trained, rand = arena.agent_values().mean(axis=0)
+    assert trained > rand + 80
+
+
+def test_an_other_feature_version_is_refused(tmp_path):
+    path = tmp_path / "v.pt"
+    save_value(ValueNet(make_rules("classic"), (8,)), path)
+    data = torch.load(path, weights_only=False)
+    data["features"] = FEATURES_VERSION + 1
+    torch.save(data, path)
+    with pytest.raises(ValueError, match="features version"):
+        make_agent(f"afterstate:{path}", game="yahtzee_classic")
 
 
 def test_agent_errors(tmp_path):

@@ -606,3 +606,6 @@ def test_dice_poker_config_trains_on_the_batched_engine(tmp_path):
     assert int(float(final["timesteps"])) >= 512
     assert 0.0 <= float(final["random_win_rate"]) <= 1.0
     assert (run_dir / "model.zip").exists() and sorted((run_dir / "pool").glob("*.zip"))
+    # where the time went: stepping, updating and evaluating, and the training throughput
+    assert all(float(final[k]) > 0 for k in ("rollout_s", "update_s", "eval_s", "steps_per_s"))
+    assert float(final["rollout_s"]) + float(final["update_s"]) < float(final["wall_s"])
