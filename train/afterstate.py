@@ -147,8 +147,9 @@ def _required(f: dataclasses.Field) -> bool:
 
 def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
     path = Path(name)
-    if not path.is_file():
-        path = CONFIG_DIR / name
+    for candidate in (CONFIG_DIR / name, CONFIG_DIR / f"{name}.yaml"):
+        if not path.is_file():
+            path = candidate
     if not path.is_file():
         available = sorted(p.name for p in CONFIG_DIR.glob("*afterstate*.yaml"))
         raise FileNotFoundError(f"no config {name!r} here or in configs/; available: {available}")
