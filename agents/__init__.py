@@ -44,6 +44,15 @@ def _load(path: str) -> type[Agent]:
     return getattr(import_module(module), cls)
 
 
+# Trained agents, spec "PREFIX:PATH": the class, and whether PATH is a file or a folder.
+TRAINED = {
+    "ppo": ("agents.ppo:PPOAgent", "file"),
+    "afterstate": ("agents.afterstate:AfterstateAgent", "file"),
+    "rllib": ("agents.rllib:RLlibAgent", "folder"),
+}
+TRAINED_SPECS = " or ".join(f"'{prefix}:PATH'" for prefix in TRAINED)
+
+
 def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
     """Build the agent named by ``spec`` for ``game`` (a name in :mod:`envs.games`)."""
     record = games.get(game)  # ValueError naming the games
@@ -51,24 +60,18 @@ def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
         return spec
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec is a string or an Agent, got {spec!r}")
-    if spec.startswith("ppo:"):
-        return _load("agents.ppo:PPOAgent")(spec[4:], game=game, **rules)
-    if spec.startswith("afterstate:"):
-        return _load("agents.afterstate:AfterstateAgent")(spec[11:], game=game, **rules)
-    if spec.startswith("rllib:"):
+    prefix, _, path = spec.partition(":")
+    if path and prefix in TRAINED:
         try:
-            cls = _load("agents.rllib:RLlibAgent")
-        except ModuleNotFoundError as err:
+            cls = _load(TRAINED[prefix][0])
+        except ModuleNotFoundError as err:  # Ray, an optional extra
             raise ValueError(
                 f'agent {spec!r} needs Ray RLlib ({err.name} is missing): pip install -e ".[rllib]"'
             ) from None
-        return cls(spec[6:], game=game, **rules)
+        return cls(path, game=game, **rules)
     table = _agents()
     if spec not in table:
-        raise ValueError(
-            f"unknown agent {spec!r}; choose one of {sorted(table)}, 'ppo:PATH', "
-            "'afterstate:PATH' or 'rllib:PATH'"
-        )
+        raise ValueError(f"unknown agent {spec!r}; choose one of {sorted(table)}, {TRAINED_SPECS}")
     path = record.agents.get(spec, UNIVERSAL.get(spec))
     if path is None:
         raise ValueError(
@@ -77,4 +80,4 @@ def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
     return _load(path)(game=game, **rules)
 
 
-__all__ = ["AGENTS", "GAMES", "UNIVERSAL", "Agent", "make_agent"]
+__all__ = ["AGENTS", "GAMES", "TRAINED", "UNIVERSAL", "Agent", "make_agent"]

@@ -34,7 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-from agents import AGENTS, GAMES
+from agents import AGENTS, GAMES, TRAINED, TRAINED_SPECS
 from agents.arena import ArenaResult, build_agents, default_workers, make_setup, run_arena
 from agents.atomic import atomic_write, write_text
 from envs import games
@@ -45,19 +45,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def check_spec(spec: str, game: str) -> None:
     """Fail fast, before any solver is built, on a spec that cannot play ``game``."""
-    if spec.startswith("ppo:"):
-        path = Path(spec[4:])
-        if not path.is_file():
-            raise ValueError(f"agent {spec!r}: no model file at {str(path)!r}")
-        return
-    if spec.startswith("rllib:"):  # a train/rllib.py run, checkpoint or module folder
-        path = Path(spec[6:])
-        if not path.is_dir():
-            raise ValueError(f"agent {spec!r}: no RLlib model folder at {str(path)!r}")
+    prefix, _, path = spec.partition(":")
+    if path and prefix in TRAINED:  # a trained model: a file or a run/checkpoint folder
+        kind = TRAINED[prefix][1]
+        if not (Path(path).is_file() if kind == "file" else Path(path).is_dir()):
+            raise ValueError(f"agent {spec!r}: no model {kind} at {path!r}")
         return
     if spec not in AGENTS:
         names = ", ".join(sorted(AGENTS))
-        raise ValueError(f"unknown agent {spec!r}; choose one of {names}, ppo:PATH or rllib:PATH")
+        raise ValueError(f"unknown agent {spec!r}; choose one of {names}, {TRAINED_SPECS}")
     by_game = AGENTS[spec]
     if game not in by_game and "*" not in by_game:
         raise ValueError(
@@ -123,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         required=True,
         metavar="SPEC",
-        help=f"agent specs: {', '.join(sorted(AGENTS))}, ppo:PATH/model.zip or rllib:PATH",
+        help=f"agent specs: {', '.join(sorted(AGENTS))}, {TRAINED_SPECS}",
     )
     parser.add_argument("--games", type=int, default=2000, help="games (deals) to play")
     parser.add_argument(

@@ -1,7 +1,7 @@
 """Learning curves of several runs side by side: % of the optimum against experience and
 against wall time, and when each run first reached given levels.
 
-    python train/curves.py runs/yahtzee_classic__yahtzee_classic_afterstate*__? \\
+    python train/curves.py runs/*classic_afterstate*__? \\
         --out docs/img/curves_classic.png --levels 98 99
 
 Runs are grouped by their name without the seed (``game__config__seed``): each group gets one
