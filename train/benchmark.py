@@ -79,11 +79,12 @@ def _finite(x):
 OUTPUTS = ("results.json", "results.csv", "chart.png")
 
 
-def check_out(out: Path) -> None:
-    """Fail before any game is played if the results could not be written to ``out``."""
+def check_out(out: Path, outputs: tuple[str, ...] = OUTPUTS) -> None:
+    """Fail before any game is played if the results (``outputs``) could not be written to
+    ``out``."""
     if out.exists() and not out.is_dir():
         raise ValueError(
-            f"--out {str(out)!r} is a file; give a folder (it receives {', '.join(OUTPUTS)})"
+            f"--out {str(out)!r} is a file; give a folder (it receives {', '.join(outputs)})"
         )
     existing = out
     while not existing.exists():
@@ -92,7 +93,7 @@ def check_out(out: Path) -> None:
         raise ValueError(f"--out {str(out)!r}: {str(existing)!r} is a file, not a folder")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ValueError(f"--out {str(out)!r}: no permission to write in {str(existing)!r}")
-    for name in OUTPUTS:
+    for name in outputs:
         if (out / name).is_dir():
             raise ValueError(f"--out {str(out)!r}: {name} there is a folder; results go in files")
 
