@@ -359,7 +359,8 @@ def report(result: dict[str, Any]) -> str:
     """The results as a few lines for people."""
     what = "deal" if result["game"] == "card_poker" else "game"
     lines = [
-        f"{result['game']} {result['rules'] or ''} {result['players']} players, best response "
+        f"{' '.join([result['game'], *(f'{k}={v}' for k, v in result['rules'].items())])}, "
+        f"{result['players']} players, best response "
         f"to {result['against']} (seed {result['seed']}, {result['train_steps']} steps in "
         f"{result['train_seconds']:.0f} s = {result['train_steps_per_s']:.0f} steps/s; "
         f"evaluation {result['eval_games_per_s']:.0f} {what}s/s)",

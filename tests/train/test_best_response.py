@@ -11,6 +11,7 @@ import pytest
 
 from agents.degenerate import AlwaysMax, AlwaysPass
 from agents.optimal.dice_poker import win_probabilities
+from benchmarks.exploitability_table import table
 from envs.vector import play_games
 from train.best_response import best_response, dice_ceiling, main
 
@@ -77,6 +78,8 @@ def test_command_writes_json_csv_and_model(tmp_path, capsys):
     )
     assert (out / "model.zip").stat().st_size > 0
     assert not list(out.glob("*.tmp*"))
+    row = table([out / "results.json"]).splitlines()[-1]
+    assert row.startswith("| dice_poker, 3 players | heuristic | 512 | 1 |")
 
 
 @pytest.mark.parametrize(
