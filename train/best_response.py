@@ -5,12 +5,16 @@
     python train/best_response.py --game dice_poker --against optimal --steps 100000
     python train/best_response.py --game card_poker --against ppo:runs/x/model.zip
 
-A MaskablePPO learner (``ppo:`` of ``--config``, default ``configs/best_response.yaml``,
-read and checked as ``train/ppo.py`` reads it) sits in a random seat of ``--players``
-seats on the game's batched engine (:class:`envs.vector.BatchedVecEnv`); the frozen agent
-``--against`` (any ``agents.make_agent`` spec: ``careful``, ``bluffer``, ``quick``,
-``heuristic``, ``optimal``, ``random``, ``ppo:PATH``) plays every other seat. After
-``--steps`` of the learner's decisions its greedy policy plays ``--eval-games`` deals
+``--config`` (default ``configs/best_response.yaml``) is a ``train/ppo.py`` config, read
+and checked by its code: ``ppo:`` gives MaskablePPO's arguments, ``run:`` the seed,
+``n_envs``, the budget ``total_timesteps`` (``--steps``), the evaluation's
+``final_eval_episodes`` (``--eval-games``) and ``torch_threads``, and ``env:`` the
+defaults of ``--game`` (its id), ``--players`` (``n_players``), ``--against``
+(``opponents``) and the rules. A fresh MaskablePPO learner sits in a random seat of
+``--players`` seats on the game's batched engine (:class:`envs.vector.BatchedVecEnv`); the
+frozen agent ``--against`` (any ``agents.make_agent`` spec: ``careful``, ``bluffer``,
+``quick``, ``heuristic``, ``optimal``, ``random``, ``ppo:PATH``) plays every other seat.
+After ``--steps`` of the learner's decisions its greedy policy plays ``--eval-games`` deals
 (card poker) or games (dice poker) on the batched engine, seat random, against the same
 frozen agent; what it wins per game, with the 95% interval (mean ± 1.96 standard
 errors), is the exploitability figure of that budget: a lower bound on what a best
@@ -39,6 +43,7 @@ import dataclasses
 import json
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,7 +59,7 @@ from envs.cli import add_rule_argument, rule_options
 from envs.rules.dice_poker import DicePokerRules
 from envs.vector import BatchedVecEnv, play_games
 from train.benchmark import _finite, check_out, check_spec
-from train.ppo import ConfigError, _build, _is_int, _read_yaml, find_config, ppo_arguments
+from train.ppo import ConfigError, RunConfig, _is_int, load_env_run, ppo_arguments
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUTS = ("results.json", "results.csv", "model.zip")
@@ -67,52 +72,53 @@ def games_with_engine() -> tuple[str, ...]:
     return tuple(n for n in games.of_kind("chips") if games.get(n).batched_engine is not None)
 
 
+# the run: fields a best response reads (train/ppo.py reads the others)
+RUN_FIELDS = ("seed", "n_envs", "total_timesteps", "final_eval_episodes", "torch_threads")
+
+
 @dataclass
-class BestResponseRun:
-    n_envs: int = 64  # tables stepped at once by the batched engine
-    steps: int = 200_000  # the learner's decisions (MaskablePPO timesteps)
-    eval_games: int = 20_000  # games (deals) of the evaluation
-    torch_threads: int = 1
+class Table:
+    """What the best response plays: the game, the seats, the frozen agent, the rules."""
 
-
-RUN_LIMITS: dict[str, tuple[Any, str]] = {
-    "n_envs": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
-    "steps": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
-    "eval_games": (
-        lambda v: _is_int(v) and v >= 2,
-        "a whole number >= 2 (a confidence interval needs two games)",
-    ),
-    "torch_threads": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
-}
+    game: str
+    players: int
+    against: str | Agent
+    rules: dict[str, Any]
 
 
 def load_config(
-    name: str, overrides: dict[str, Any] | None = None
-) -> tuple[dict[str, Any], BestResponseRun]:
-    """``ppo:`` (checked by :func:`train.ppo.ppo_arguments`) and ``run:`` of config ``name``;
-    ``overrides`` (the command line's, None = keep) replace ``run:`` fields."""
-    path = find_config(name)
-    data = _read_yaml(path) or {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path.name}: a config is a mapping with ppo: and run:; got {data!r}")
-    unknown = sorted(set(data) - {"ppo", "run"}, key=str)
-    if unknown:
-        raise ConfigError(f"unknown section(s) {unknown} in {path}; allowed: ppo, run")
+    name: str,
+    game: str | None = None,
+    against: str | Agent | None = None,
+    players: int | None = None,
+    rules: dict[str, Any] | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> tuple[Table, dict[str, Any], RunConfig]:
+    """The table, ``ppo:`` and ``run:`` of training config ``name`` (a ``train/ppo.py``
+    config, read and checked by its :func:`train.ppo.load_env_run` and
+    :func:`train.ppo.ppo_arguments`). The config's ``env:`` gives the defaults: its game,
+    ``n_players``, ``opponents`` (the frozen agent) and rule options (these only for its
+    own game); ``game``, ``against``, ``players`` and ``rules`` replace them, ``overrides``
+    (None = keep) replace ``run:`` fields."""
+    path, data, env, run = load_env_run(name, overrides)
     ppo = data.get("ppo") or {}
     ppo_arguments(ppo)
-    run_data = data.get("run") or {}
-    if not isinstance(run_data, dict):
-        raise ConfigError(f"{path.name}: run: must be a mapping, got {run_data!r}")
-    run_data = {**run_data, **{k: v for k, v in (overrides or {}).items() if v is not None}}
-    run = _build(BestResponseRun, run_data, f"{path.name}: run")
-    for key, (ok, allowed) in RUN_LIMITS.items():
-        value = getattr(run, key)
-        if not ok(value):
+    own = games.by_gym_id(env.id).name
+    game = game or own
+    kwargs = env.kwargs if game == own else {}
+    record = games.get(game)
+    table_rules, _ = record.split_options(kwargs)
+    table_rules.pop("n_dice", None)  # set by the game itself (dice_poker, dice_poker6)
+    table_rules.update(rules or {})
+    if against is None:
+        against = kwargs.get("opponents")
+        if not isinstance(against, str):
             raise ConfigError(
-                f"{path.name}: run.{key} (--{key.replace('_', '-')}) must be "
-                f"{allowed}, got {value!r}"
+                f"no frozen agent: give --against (the config's env.kwargs.opponents is "
+                f"{against!r})"
             )
-    return ppo, run
+    players = players if players is not None else kwargs.get("n_players", 3)
+    return Table(game, players, against, table_rules), ppo, run
 
 
 def frozen_agent(against: str | Agent, game: str, players: int, rules: dict) -> Agent:
@@ -211,16 +217,19 @@ def train(
     against: Agent,
     players: int,
     ppo: dict,
-    run: BestResponseRun,
-    seed: int,
+    run: RunConfig,
     rules: dict,
     progress: bool = True,
 ):
-    """A fresh MaskablePPO learner trained for ``run.steps``; ``(model, seconds)``."""
+    """A fresh MaskablePPO learner trained for ``run.total_timesteps`` from ``run.seed``;
+    ``(model, seconds)``."""
+    seed = run.seed
     import torch
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(run.torch_threads)
+    # SB3 asks every VecEnv for a render_mode; the batched engine renders nothing
+    warnings.filterwarnings("ignore", message="The `render_mode` attribute is not defined")
     vec = BatchedVecEnv(
         games.get(game).gym_id,
         run.n_envs,
@@ -235,15 +244,15 @@ def train(
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ConfigError(f"ppo: MaskablePPO rejects these arguments: {first}") from None
     start = time.perf_counter()
-    model.learn(run.steps, progress_bar=progress)
+    model.learn(run.total_timesteps, progress_bar=progress)
     return model, time.perf_counter() - start
 
 
 def best_response(
-    game: str,
-    against: str | Agent,
-    players: int = 3,
-    seed: int = 0,
+    game: str | None = None,
+    against: str | Agent | None = None,
+    players: int | None = None,
+    seed: int | None = None,
     config: str = "best_response.yaml",
     out: str | Path | None = None,
     progress: bool = True,
@@ -253,14 +262,18 @@ def best_response(
     **rules,
 ) -> dict[str, Any]:
     """Train and evaluate a best response to ``against`` (module docstring); the results
-    (also written to ``out`` when given). ``against`` may be an Agent instance."""
+    (also written to ``out`` when given). ``against`` may be an Agent instance; what is
+    None comes from the config (:func:`load_config`; ``steps`` is ``run.total_timesteps``,
+    ``eval_games`` ``run.final_eval_episodes``)."""
     from tqdm import tqdm
 
     from agents.ppo import PPOAgent
 
-    if not _is_int(seed) or not 0 <= seed < 2**32:
-        raise ConfigError(f"seed must be a whole number 0 .. 2**32-1, got {seed!r}")
-    ppo, run = load_config(config, {"steps": steps, "eval_games": eval_games, "n_envs": n_envs})
+    overrides = {"total_timesteps": steps, "final_eval_episodes": eval_games}
+    overrides.update(n_envs=n_envs, seed=seed)
+    table, ppo, run = load_config(config, game, against, players, rules, overrides)
+    game, players, against, rules = table.game, table.players, table.against, table.rules
+    seed, n_eval = run.seed, run.final_eval_episodes
     agent = frozen_agent(against, game, players, rules)
     if out is not None:
         out = Path(out)
@@ -268,27 +281,25 @@ def best_response(
             check_out(out, OUTPUTS)
         except ValueError as err:
             raise ConfigError(str(err)) from None
-    model, train_s = train(game, agent, players, ppo, run, seed, rules, progress)
+    model, train_s = train(game, agent, players, ppo, run, rules, progress)
     learner = PPOAgent.from_model(model)
     has_optimal = "optimal" in games.get(game).agents
     bar = tqdm(
-        total=(3 if has_optimal else 2) * run.eval_games,
+        total=(3 if has_optimal else 2) * n_eval,
         unit="game",
         desc="evaluation",
         disable=not progress,
     )
     start = time.perf_counter()
-    learned = evaluate(learner.act_batch, game, run.eval_games, players, agent, rules, bar=bar)
+    learned = evaluate(learner.act_batch, game, n_eval, players, agent, rules, bar=bar)
     eval_s = time.perf_counter() - start
     random_agent = make_agent("random", game, **rules)
     random_agent.seed(seed)
-    floor = evaluate(random_agent.act_batch, game, run.eval_games, players, agent, rules, bar=bar)
+    floor = evaluate(random_agent.act_batch, game, n_eval, players, agent, rules, bar=bar)
     reference = None
     if has_optimal:
         optimal = make_agent("optimal", game, **rules)
-        reference = evaluate(
-            optimal.act_batch, game, run.eval_games, players, agent, rules, bar=bar
-        )
+        reference = evaluate(optimal.act_batch, game, n_eval, players, agent, rules, bar=bar)
     bar.close()
     result: dict[str, Any] = {
         "game": game,
@@ -299,7 +310,7 @@ def best_response(
         "seed": seed,
         "config": str(config),
         "ppo": ppo,
-        "run": dataclasses.asdict(run),
+        "run": {k: v for k, v in dataclasses.asdict(run).items() if k in RUN_FIELDS},
         "eval_seed": EVAL_SEED,
         "meaning": "chips per game of the learner's greedy policy in a random seat, the frozen "
         "agent in every other seat; 95% intervals: mean ± 1.96 standard errors (chips), "
@@ -309,7 +320,7 @@ def best_response(
         "train_steps": int(model.num_timesteps),
         "train_seconds": train_s,
         "train_steps_per_s": model.num_timesteps / train_s,
-        "eval_games_per_s": run.eval_games / eval_s,
+        "eval_games_per_s": n_eval / eval_s,
     }
     if reference is not None:
         result["optimal_in_its_place"] = summarise(reference)
@@ -391,20 +402,23 @@ def build_parser() -> argparse.ArgumentParser:
         prog="best_response.py",
         description="Train a best response to a frozen agent; report what it wins (95% CI).",
     )
-    parser.add_argument("--game", required=True, choices=games_with_engine())
+    parser.add_argument(
+        "--game", choices=games_with_engine(), help="default: the game of the config's env.id"
+    )
     parser.add_argument(
         "--against",
-        required=True,
         metavar="SPEC",
         help="the frozen agent in every other seat: any make_agent spec (careful, bluffer, "
-        "quick, heuristic, optimal, random, ppo:PATH)",
+        "quick, heuristic, optimal, random, ppo:PATH); default: the config's env.kwargs.opponents",
     )
-    parser.add_argument("--players", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=None, help="training budget (run.steps)")
-    parser.add_argument("--eval-games", type=int, default=None, help="run.eval_games")
-    parser.add_argument("--n-envs", type=int, default=None, help="run.n_envs")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--config", default="best_response.yaml")
+    parser.add_argument("--players", type=int, help="default: the config's env.kwargs.n_players")
+    parser.add_argument("--steps", type=int, help="training budget (run.total_timesteps)")
+    parser.add_argument("--eval-games", type=int, help="run.final_eval_episodes")
+    parser.add_argument("--n-envs", type=int, help="run.n_envs")
+    parser.add_argument("--seed", type=int, help="run.seed")
+    parser.add_argument(
+        "--config", default="best_response.yaml", help="a train/ppo.py config (default %(default)s)"
+    )
     parser.add_argument("--out", type=Path, default=None, help="output folder")
     parser.add_argument("--no-progress", action="store_true")
     add_rule_argument(parser, example="deck=54")
@@ -414,9 +428,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = build_parser()
     args = parser.parse_args(argv)
-    rules = rule_options(parser, args, games.get(args.game).rule_options)
-    out = args.out or default_out(args.game, args.against, args.seed, rules)
-    try:
+    try:  # the config's game, frozen agent and seed name the default folder
+        table, _, run = load_config(args.config, args.game, args.against, args.players)
+        rules = rule_options(parser, args, games.get(table.game).rule_options)
+        seed = run.seed if args.seed is None else args.seed
+        out = args.out or default_out(table.game, table.against, seed, {**table.rules, **rules})
         result = best_response(
             args.game,
             args.against,

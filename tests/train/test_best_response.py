@@ -13,7 +13,8 @@ from agents.degenerate import AlwaysMax, AlwaysPass
 from agents.optimal.dice_poker import win_probabilities
 from benchmarks.exploitability_table import table
 from envs.vector import play_games
-from train.best_response import best_response, dice_ceiling, main
+from train.best_response import best_response, dice_ceiling, load_config, main
+from train.ppo import ConfigError
 
 
 def test_degenerate_players_keep_their_habit():
@@ -90,7 +91,7 @@ def test_command_writes_json_csv_and_model(tmp_path, capsys):
         (["--game", "card_poker", "--against", "ppo:no/such.zip"], "no model file"),
         (["--game", "yahtzee", "--against", "random"], "invalid choice"),
         (["--game", "card_poker", "--against", "random", "--players", "9"], "players must be"),
-        (["--game", "card_poker", "--against", "random", "--steps", "0"], "run.steps"),
+        (["--game", "card_poker", "--against", "random", "--steps", "0"], "run.total_timesteps"),
         (["--game", "card_poker", "--against", "random", "--rule", "deck=40"], "deck"),
     ],
 )
@@ -100,3 +101,26 @@ def test_bad_input_is_one_clear_line(argv, message, capsys, tmp_path):
     assert err.value.code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "x").exists()  # nothing half-done
+
+
+def test_config_is_a_train_ppo_config_and_gives_the_defaults():
+    from train import ppo
+
+    assert ppo.load_config("best_response.yaml").run.engine == "batched"
+    table, args, run = load_config("best_response.yaml")
+    assert (table.game, table.players, table.against, table.rules) == (
+        "card_poker",
+        3,
+        "careful",
+        {},
+    )
+    assert args["n_steps"] == 64 and run.n_envs == 64
+    table, _, run = load_config("best_response.yaml", "dice_poker", "optimal", 4, {"ante": 2})
+    assert (table.game, table.players, table.against, table.rules) == (
+        "dice_poker",
+        4,
+        "optimal",
+        {"ante": 2},
+    )
+    with pytest.raises(ConfigError, match="give --against"):
+        load_config("best_response.yaml", "dice_poker")
