@@ -16,6 +16,16 @@ How games are played (``train/benchmark.py`` is the command-line front end):
   deal, fresh stacks) per game index, position 0 first to act. Each game yields the
   chips every seat won or lost and who won (a split card-poker pot counts as a
   share ``1/k`` to each of the ``k`` winners).
+- **Duplicate deals** (``duplicate=True``, poker games; ``train/benchmark.py
+  --duplicate``): each aligned block of ``players`` games, the rotations of one seat
+  order, replays one deal: card poker the same shuffled deck (position ``p`` gets the
+  same five cards in every game of the block, the stock the same order), dice poker the
+  same dice roll by roll (:class:`DuplicateDeal`: common dice per round, turn and roll,
+  so the same choice in the same place meets the same dice). Every agent thus plays
+  every hand of the deal, and luck of the cards cancels within a block; the games must
+  be a multiple of ``players``, and every interval counts a block (its mean) as one
+  draw, since the games of a block are not independent. A block's chance comes from
+  its own seed (:func:`deal_seed`), whatever chunk or worker plays it.
 - **Scorecard games** (``yahtzee``, ``yahtzee_classic``): players never interact, so
   every seat of a game rolls **the same dice stream** (common random numbers: the
   same seed drives each seat's own :class:`ScorecardGame`; the dice agree as long as
@@ -26,7 +36,8 @@ How games are played (``train/benchmark.py`` is the command-line front end):
   observation of ``Yahtzee-v0`` in either case.
 - **Per agent and game** an agent's result is the mean over the seats it held.
   Intervals are 95%: Wilson score intervals for rates, mean ± 1.96 standard errors
-  (over games) for chips and scores.
+  (over games) for chips and scores; with duplicate deals mean ± 1.96 standard errors
+  over the blocks for both.
 - **Head to head**: the fraction of games in which the row agent's result (chips, or
   score on the same dice) was higher than the column agent's, ties counting half.
 - **Ratings**: openskill's Plackett-Luce model, updated game by game in game order
@@ -55,6 +66,8 @@ import numpy as np
 
 from agents import Agent, make_agent
 from envs import games
+from envs.rules.dice import roll
+from envs.rules.dice_poker import DicePokerRules
 from envs.rules.scorecard_match import settle
 
 
@@ -139,6 +152,7 @@ class ArenaSetup:
     specs: tuple[str | Agent, ...]
     players: int
     rules: tuple[tuple[str, object], ...] = ()
+    duplicate: bool = False  # poker games: each block of ``players`` games replays one deal
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -174,12 +188,17 @@ class ArenaSetup:
 
 
 def make_setup(
-    game: str, specs: Sequence[str | Agent], players: int | None = None, **rules
+    game: str,
+    specs: Sequence[str | Agent],
+    players: int | None = None,
+    duplicate: bool = False,
+    **rules,
 ) -> ArenaSetup:
     """Check the game, the agents and the seats; ``players=None`` picks the default.
 
     The default is one seat per agent (at least 2) for the poker games and solo play
-    (``players=1``) for the scorecard games.
+    (``players=1``) for the scorecard games. ``duplicate``: duplicate deals (poker games
+    only; the module docstring).
     """
     record = games.get(game)  # ValueError naming the games
     specs = tuple(specs)
@@ -196,7 +215,25 @@ def make_setup(
             f"{len(specs)} agents need at least {len(specs)} seats, got players={players} "
             "(every agent sits at every game)"
         )
-    return ArenaSetup(game, specs, players, tuple(sorted(rules.items())))
+    if not isinstance(duplicate, bool):
+        raise ValueError(f"duplicate must be True or False, got {duplicate!r}")
+    if duplicate and solo:
+        raise ValueError(
+            f"duplicate deals are for the poker games ({', '.join(games.of_kind('chips'))}); "
+            f"{game} already plays every seat on the same dice"
+        )
+    return ArenaSetup(game, specs, players, tuple(sorted(rules.items())), duplicate)
+
+
+def check_games(setup: ArenaSetup, n_games: int) -> None:
+    """``n_games`` is a whole number >= 1, with duplicate deals a multiple of the players."""
+    if isinstance(n_games, bool) or not isinstance(n_games, int) or n_games < 1:
+        raise ValueError(f"n_games must be a whole number >= 1, got {n_games!r}")
+    if setup.duplicate and n_games % setup.players:
+        raise ValueError(
+            f"duplicate deals replay each deal {setup.players} times (once per rotation of "
+            f"the seats): the games must be a multiple of {setup.players}, got {n_games}"
+        )
 
 
 def build_agents(setup: ArenaSetup) -> list[Agent]:
@@ -275,8 +312,62 @@ def play_chunk(
     rng = np.random.default_rng(dice_ss)
     orders = setup.orders()
     picked = [orders[(first + i) % len(orders)] for i in range(n_games)]
-    play = _play_scorecard if setup.scorecard else _play_table
-    return play(setup, agents, rng, picked)
+    if setup.scorecard:
+        return _play_scorecard(setup, agents, rng, picked)
+    return _play_table(setup, agents, rng, picked, first, seed)
+
+
+# Duplicate deals draw from seeds of their own, one per block of ``players`` games (and
+# one per dice roll in it), so a block's deal does not depend on the chunk it falls in.
+DUPLICATE_KEY = 2**31  # spawn keys (DUPLICATE_KEY, block, ...) never meet a chunk's (c,)
+
+
+def deal_seed(seed: int, block: int, *where: int) -> np.random.SeedSequence:
+    """The seed of duplicate block ``block`` of a run (with ``where``: of one roll in it)."""
+    return np.random.SeedSequence(seed, spawn_key=(DUPLICATE_KEY, block, *where))
+
+
+class DuplicateDeal:
+    """The chance of duplicate block ``block``: every game of the block meets one deal.
+
+    - Card poker: each game's generator starts from the block's seed, so the shuffled deck
+      is the same (position ``p`` gets cards ``5p .. 5p + 4``, the stock the rest in the
+      same order), and so is a reshuffle of the discards while play agrees.
+    - Dice poker (chance as the rules' ``chance`` input): roll ``k`` (0 = the first) of
+      turn ``t`` (0 = first to roll) of round ``r`` (0 = the main round, then the
+      play-offs) comes from a seed of its own, and a re-rolled die in place ``i`` of the
+      sorted dice comes up face ``i`` of that roll: whoever sits in a position, the same
+      choice in the same place meets the same dice.
+    """
+
+    def __init__(self, setup: ArenaSetup, seed: int, block: int) -> None:
+        self.record = games.get(setup.game)
+        self.rules = self.record.make_rules(**setup.rule_options)
+        self.players, self.seed, self.block = setup.players, seed, block
+        self.dice = isinstance(self.rules, DicePokerRules)
+
+    def _rng(self, *where: int) -> np.random.Generator:
+        return np.random.default_rng(deal_seed(self.seed, self.block, *where))
+
+    def roll(self, r: int, t: int, k: int) -> tuple[int, ...]:
+        """Dice poker: the faces of roll ``k`` of turn ``t`` in round ``r``."""
+        return roll(self._rng(r, t, k), self.rules.n_dice)
+
+    def new_game(self):
+        # dice: the game rolls its first roll with the generator of roll (0, 0, 0)
+        rng = self._rng(0, 0, 0) if self.dice else self._rng()
+        return self.record.new_game(self.rules, self.players, rng)
+
+    def step(self, game, action: int) -> None:
+        if not self.dice:
+            game.step(action)
+            return
+        r, k = game.playoff, game.rolls_used
+        t = len(game.round_order) - game.players_after - 1
+        faces = list(self.roll(r, t, k))
+        if game.ends_turn(action):  # the step may start the next turn or a play-off
+            faces += self.roll(r, t + 1, 0) if game.players_after else self.roll(r + 1, 0, 0)
+        game.step(action, chance=faces)
 
 
 def _empty(n_games: int, n_pos: int) -> Records:
@@ -287,11 +378,16 @@ def _empty(n_games: int, n_pos: int) -> Records:
     )
 
 
-def _play_out(record, game, agent_at) -> None:
-    """Play ``game`` to its end, each move by ``agent_at(seat)`` from that seat's view."""
+def _play_out(record, game, agent_at, step=None) -> None:
+    """Play ``game`` to its end, each move by ``agent_at(seat)`` from that seat's view
+    (``step(game, action)`` plays a move where chance comes from outside)."""
     while not game.done:
         seat = getattr(game, "current_player", 0)  # a scorecard game has one seat
-        game.step(agent_at(seat).act(record.observe(game, seat), game.action_mask()))
+        action = agent_at(seat).act(record.observe(game, seat), game.action_mask())
+        if step is None:
+            game.step(action)
+        else:
+            step(game, action)
 
 
 def _start(setup: ArenaSetup, n_games: int, n_positions: int):
@@ -300,13 +396,20 @@ def _start(setup: ArenaSetup, n_games: int, n_positions: int):
     return record, record.make_rules(**setup.rule_options), _empty(n_games, n_positions)
 
 
-def _play_table(setup, agents, rng, orders) -> Records:
-    """One game (one deal, fresh stacks) per order; seat = position: seat 0 acts first."""
+def _play_table(setup, agents, rng, orders, first: int = 0, seed: int = 0) -> Records:
+    """One game (one deal, fresh stacks) per order; seat = position: seat 0 acts first.
+    Games are ``first`` .. of the run; duplicate deals come from ``seed`` (DuplicateDeal)."""
     entries, n = setup.entries, setup.players
     record, rules, out = _start(setup, len(orders), n)
     for g, order in enumerate(orders):
-        game = record.new_game(rules, n, rng)
-        _play_out(record, game, lambda seat, order=order: agents[order[seat]])
+        agent_at = lambda seat, order=order: agents[order[seat]]  # noqa: E731
+        if setup.duplicate:
+            deal = DuplicateDeal(setup, seed, (first + g) // n)
+            game = deal.new_game()
+            _play_out(record, game, agent_at, deal.step)
+        else:
+            game = record.new_game(rules, n, rng)
+            _play_out(record, game, agent_at)
         pay = game.payoffs()
         winners = record.winners(game)
         for p in range(n):
@@ -372,20 +475,21 @@ def run_arena(
     progress: bool = True,
     agents: list[Agent] | None = None,
     chunk_games: int = CHUNK_GAMES,
+    duplicate: bool = False,
     **rules,
 ) -> ArenaResult:
     """Play ``n_games`` games of ``game`` among the agents; see the module docstring.
 
     ``agents`` (from :func:`build_agents`) saves building them again. ``chunk_games``
     is part of what a seed means (each chunk has its own seed); keep the default to
-    compare runs.
+    compare runs. ``duplicate``: duplicate deals (poker games; ``n_games`` a multiple of
+    the players).
     """
     global _WORKER
     from tqdm import tqdm
 
-    setup = make_setup(game, specs, players, **rules)
-    if not isinstance(n_games, int) or n_games < 1:
-        raise ValueError(f"n_games must be a whole number >= 1, got {n_games!r}")
+    setup = make_setup(game, specs, players, duplicate, **rules)
+    check_games(setup, n_games)
     if not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
     if agents is None:
@@ -464,23 +568,39 @@ class ArenaResult:
     def agent_wins(self) -> np.ndarray:
         return self._per_agent(self.records.win)
 
+    def _units(self, x: np.ndarray) -> np.ndarray:
+        """What the intervals count as independent draws: the games, or with duplicate
+        deals the means of the blocks of ``players`` games (one deal, every rotation),
+        whose games share their cards and are not independent of each other."""
+        if not self.setup.duplicate:
+            return x
+        return x.reshape(-1, self.setup.players, *x.shape[1:]).mean(axis=1)
+
+    def _rate_interval(self, shares: np.ndarray) -> tuple[float, float]:
+        """95% interval of a rate from per-game shares in 0..1: Wilson over the games, or
+        with duplicate deals the normal interval over the blocks (within 0..1)."""
+        if not self.setup.duplicate:
+            return wilson_interval(float(shares.sum()), len(shares))
+        _, lo, hi = mean_interval(self._units(shares))
+        return (max(lo, 0.0), min(hi, 1.0))
+
     def head_to_head(self) -> dict:
         """Pairwise: ``rate[a][b]``, how often agent a's result beat agent b's (ties half),
         and ``difference[a][b]``, the mean of a's result minus b's in the same games (on
         the same dice for the scorecard games), each with its 95% interval."""
         v = self.agent_values()
-        n, k = v.shape
+        k = v.shape[1]
         ahead = (v[:, :, None] > v[:, None, :]) + 0.5 * (v[:, :, None] == v[:, None, :])
         rate = ahead.mean(axis=0)
         nan2 = (float("nan"), float("nan"))
         rate_ci = [
-            [wilson_interval(float(rate[a, b]) * n, n) if a != b else nan2 for b in range(k)]
+            [self._rate_interval(ahead[:, a, b]) if a != b else nan2 for b in range(k)]
             for a in range(k)
         ]
         diff = np.full((k, k), np.nan)
         diff_ci = [[nan2] * k for _ in range(k)]
         for a, b in itertools.permutations(range(k), 2):
-            mean, lo, hi = mean_interval(v[:, a] - v[:, b])
+            mean, lo, hi = mean_interval(self._units(v[:, a] - v[:, b]))
             diff[a, b], diff_ci[a][b] = mean, (lo, hi)
         np.fill_diagonal(rate, np.nan)
         what = "total score on the same dice" if self.setup.scorecard else "chips won"
@@ -510,7 +630,7 @@ class ArenaResult:
         out = []
         for a, name in enumerate(self.names):
             wins = float(w[:, a].sum())
-            lo, hi = wilson_interval(wins, n)
+            lo, hi = self._rate_interval(w[:, a])
             row: dict = {
                 "agent": name,
                 "spec": self.setup.specs[a] if isinstance(self.setup.specs[a], str) else name,
@@ -519,7 +639,7 @@ class ArenaResult:
                 "win_rate": wins / n,
                 "win_rate_ci95": [lo, hi],
             }
-            mean, lo, hi = mean_interval(v[:, a])
+            mean, lo, hi = mean_interval(self._units(v[:, a]))
             if self.setup.scorecard:
                 held = rec.agent == a
                 seat_values = rec.value[held]  # sd, min and max of single games, not means
@@ -567,7 +687,13 @@ class ArenaResult:
             "rules": s.rule_options,
             "chunk_games": self.chunk_games,
             "seating": "specs fill the seats cyclically; every circular order, rotated",
-            "intervals": "95%: Wilson for rates, mean ± 1.96 standard errors for means",
+            "duplicate": s.duplicate,
+            "intervals": (
+                "95%: mean ± 1.96 standard errors over duplicate blocks (one deal, every "
+                "rotation of the seats) for rates and means"
+                if s.duplicate
+                else "95%: Wilson for rates, mean ± 1.96 standard errors for means"
+            ),
             "rating": "openskill PlackettLuce, game by game; ordinal = mu - 3 sigma",
             "summary": self.summary(),
             "head_to_head": self.head_to_head(),
@@ -738,7 +864,10 @@ __all__ = [
     "ArenaResult",
     "ArenaSetup",
     "Records",
+    "DuplicateDeal",
     "build_agents",
+    "check_games",
+    "deal_seed",
     "display_name",
     "default_workers",
     "make_setup",

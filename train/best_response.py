@@ -1,0 +1,457 @@
+"""Exploitability: train a fresh best response to a frozen agent and measure what it wins.
+
+    python train/best_response.py --game card_poker --against careful --steps 200000
+    python train/best_response.py --game card_poker --against bluffer --rule deck=54 --seed 1
+    python train/best_response.py --game dice_poker --against optimal --steps 100000
+    python train/best_response.py --game card_poker --against ppo:runs/x/model.zip
+
+``--config`` (default ``configs/best_response.yaml``) is a ``train/ppo.py`` config, read
+and checked by its code: ``ppo:`` gives MaskablePPO's arguments, ``run:`` the seed,
+``n_envs``, the budget ``total_timesteps`` (``--steps``), the evaluation's
+``final_eval_episodes`` (``--eval-games``) and ``torch_threads``, and ``env:`` the
+defaults of ``--game`` (its id), ``--players`` (``n_players``), ``--against``
+(``opponents``) and the rules. A fresh MaskablePPO learner sits in a random seat of
+``--players`` seats on the game's batched engine (:class:`envs.vector.BatchedVecEnv`); the
+frozen agent ``--against`` (any ``agents.make_agent`` spec: ``careful``, ``bluffer``,
+``quick``, ``heuristic``, ``optimal``, ``random``, ``ppo:PATH``) plays every other seat.
+After ``--steps`` of the learner's decisions its greedy policy plays ``--eval-games`` deals
+(card poker) or games (dice poker) on the batched engine, seat random, against the same
+frozen agent; what it wins per game, with the 95% interval (mean ± 1.96 standard
+errors), is the exploitability figure of that budget: a lower bound on what a best
+response wins, **lower is better** for the frozen agent. On the same evaluation games
+(same seed) the random agent plays in the learner's place, as a floor.
+
+Dice poker adds the **ceiling** where the exact solver gives it: against optimal players,
+the optimal agent (``agents.optimal.dice_poker``) is the exact best response in every
+position (it best-responds to the optimal players after it; the ones before it have
+finished), so the most any player wins is ``ante * (players * w_p - 1)`` in position
+``p`` with ``w`` from ``win_probabilities``, and 0 on average over a random seat. Against
+other players the solver gives no exact figure; the optimal agent in the learner's place
+is then measured on the evaluation games and reported as what it is (a reference, not a
+ceiling).
+
+Writes ``results.json``, ``results.csv`` (one row) and the learner's ``model.zip`` to
+``--out`` (default ``runs/best_response/{game}[-rules]__{against}__{seed}/``), each file
+atomically. Throughput (training steps/s, evaluation games/s) is part of the results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import envs  # noqa: F401  (registers the ids)
+from agents import Agent, make_agent
+from agents.arena import display_name, mean_interval, wilson_interval
+from agents.atomic import atomic_write, write_text
+from envs import games
+from envs.cli import add_rule_argument, rule_options
+from envs.rules.dice_poker import DicePokerRules
+from envs.vector import BatchedVecEnv, play_games
+from train.benchmark import _finite, check_out, check_spec
+from train.ppo import ConfigError, RunConfig, _is_int, load_env_run, ppo_arguments
+
+ROOT = Path(__file__).resolve().parent.parent
+OUTPUTS = ("results.json", "results.csv", "model.zip")
+EVAL_CHUNK = 5000  # evaluation games per batched call (memory; a progress-bar tick each)
+EVAL_SEED = 20_000_000  # the evaluation's games do not depend on the training seed
+
+
+def games_with_engine() -> tuple[str, ...]:
+    """The betting games (chips) with a batched engine: those a best response can train at."""
+    return tuple(n for n in games.of_kind("chips") if games.get(n).batched_engine is not None)
+
+
+# the run: fields a best response reads (train/ppo.py reads the others)
+RUN_FIELDS = ("seed", "n_envs", "total_timesteps", "final_eval_episodes", "torch_threads")
+
+
+@dataclass
+class Table:
+    """What the best response plays: the game, the seats, the frozen agent, the rules."""
+
+    game: str
+    players: int
+    against: str | Agent
+    rules: dict[str, Any]
+
+
+def load_config(
+    name: str,
+    game: str | None = None,
+    against: str | Agent | None = None,
+    players: int | None = None,
+    rules: dict[str, Any] | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> tuple[Table, dict[str, Any], RunConfig]:
+    """The table, ``ppo:`` and ``run:`` of training config ``name`` (a ``train/ppo.py``
+    config, read and checked by its :func:`train.ppo.load_env_run` and
+    :func:`train.ppo.ppo_arguments`). The config's ``env:`` gives the defaults: its game,
+    ``n_players``, ``opponents`` (the frozen agent) and rule options (these only for its
+    own game); ``game``, ``against``, ``players`` and ``rules`` replace them, ``overrides``
+    (None = keep) replace ``run:`` fields."""
+    path, data, env, run = load_env_run(name, overrides)
+    ppo = data.get("ppo") or {}
+    ppo_arguments(ppo)
+    own = games.by_gym_id(env.id).name
+    game = game or own
+    kwargs = env.kwargs if game == own else {}
+    record = games.get(game)
+    table_rules, _ = record.split_options(kwargs)
+    table_rules.pop("n_dice", None)  # set by the game itself (dice_poker, dice_poker6)
+    table_rules.update(rules or {})
+    if against is None:
+        against = kwargs.get("opponents")
+        if not isinstance(against, str):
+            raise ConfigError(
+                f"no frozen agent: give --against (the config's env.kwargs.opponents is "
+                f"{against!r})"
+            )
+    players = players if players is not None else kwargs.get("n_players", 3)
+    return Table(game, players, against, table_rules), ppo, run
+
+
+def frozen_agent(against: str | Agent, game: str, players: int, rules: dict) -> Agent:
+    """The frozen player as an Agent, checked against the game and the table's observation."""
+    if game not in games_with_engine():
+        raise ConfigError(
+            f"game {game!r} has no batched betting engine; choose one of "
+            f"{', '.join(games_with_engine())}"
+        )
+    record = games.get(game)
+    low, high = record.players
+    if not _is_int(players) or not max(low, 2) <= players <= high:
+        raise ConfigError(f"players must be {max(low, 2)}..{high} for {game}, got {players!r}")
+    try:
+        record.make_rules(**rules)
+        if isinstance(against, str):
+            check_spec(against, game)
+        agent = make_agent(against, game, **rules)
+    except (ValueError, TypeError, FileNotFoundError) as err:
+        raise ConfigError(f"--against {display_name(against)!r}: {err}") from None
+    space = getattr(getattr(agent, "model", None), "observation_space", None)
+    shape = record.observation(record.make_rules(**rules), players).shape
+    if space is not None and tuple(space.shape) != shape:
+        raise ConfigError(
+            f"--against {display_name(against)!r} was trained on observations of shape "
+            f"{tuple(space.shape)}, but {game} with {players} players gives {shape}: "
+            "a different game, variant or number of players?"
+        )
+    return agent
+
+
+def summarise(totals: np.ndarray) -> dict[str, Any]:
+    """Chips per game with its 95% interval, and the win rate (games with a gain)."""
+    mean, lo, hi = mean_interval(totals)
+    wins = float((totals > 0).sum())
+    return {
+        "games": len(totals),
+        "chips_per_game": mean,
+        "chips_per_game_ci95": [lo, hi],
+        "win_rate": wins / len(totals),
+        "win_rate_ci95": list(wilson_interval(wins, len(totals))),
+    }
+
+
+def evaluate(
+    act_batch,
+    game: str,
+    n_games: int,
+    players: int,
+    against: Agent,
+    rules: dict,
+    seed: int = EVAL_SEED,
+    bar=None,
+) -> np.ndarray:
+    """Chips of ``act_batch`` in a random seat per game, the frozen agent in the others:
+    ``n_games`` games on the batched engine, in chunks (chunk ``k`` seeded ``seed + k``), so
+    every player measured with one seed meets the same deals as far as play lets them."""
+    out = []
+    env_id = games.get(game).gym_id
+    for k, first in enumerate(range(0, n_games, EVAL_CHUNK)):
+        n = min(EVAL_CHUNK, n_games - first)
+        n_play = max(n, 2)  # play_games needs two games; a lone last game plays two, keeps one
+        totals = play_games(
+            act_batch, env_id, n_play, seed + k, n_players=players, opponents=against, **rules
+        )
+        out.append(totals[:n])
+        if bar is not None:
+            bar.update(n)
+    return np.concatenate(out)
+
+
+def dice_ceiling(game: str, against: str | Agent, players: int, rules: dict) -> dict | None:
+    """The exact ceiling of a best response to optimal dice-poker players (module docstring);
+    None where the solver gives none (another game, another frozen agent)."""
+    if against != "optimal" or game not in games.names_for(DicePokerRules):
+        return None
+    from agents.optimal.dice_poker import win_probabilities
+
+    r = games.get(game).make_rules(**rules)
+    variant = {k: v for k, v in dataclasses.asdict(r).items() if k not in ("n_dice", "ante")}
+    w = win_probabilities(players, r.n_dice, **variant)
+    by_position = [r.ante * (players * p - 1) for p in w]
+    return {
+        "exact": True,
+        "meaning": "the optimal agent's chips per game against optimal players: the most a "
+        "best response wins (ante * (players * win_probability - 1) per position; the "
+        "learner's position is uniform, so the mean over positions)",
+        "chips_per_game": float(np.mean(by_position)),
+        "by_position": by_position,
+        "win_probabilities": w,
+    }
+
+
+def train(
+    game: str,
+    against: Agent,
+    players: int,
+    ppo: dict,
+    run: RunConfig,
+    rules: dict,
+    progress: bool = True,
+):
+    """A fresh MaskablePPO learner trained for ``run.total_timesteps`` from ``run.seed``;
+    ``(model, seconds)``."""
+    seed = run.seed
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(run.torch_threads)
+    # SB3 asks every VecEnv for a render_mode; the batched engine renders nothing
+    warnings.filterwarnings("ignore", message="The `render_mode` attribute is not defined")
+    vec = BatchedVecEnv(
+        games.get(game).gym_id,
+        run.n_envs,
+        seed=seed,
+        n_players=players,
+        opponents=against,
+        **rules,
+    )
+    try:
+        model = MaskablePPO(env=vec, seed=seed, device="cpu", verbose=0, **ppo_arguments(ppo))
+    except (ValueError, TypeError, AssertionError) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ConfigError(f"ppo: MaskablePPO rejects these arguments: {first}") from None
+    start = time.perf_counter()
+    model.learn(run.total_timesteps, progress_bar=progress)
+    return model, time.perf_counter() - start
+
+
+def best_response(
+    game: str | None = None,
+    against: str | Agent | None = None,
+    players: int | None = None,
+    seed: int | None = None,
+    config: str = "best_response.yaml",
+    out: str | Path | None = None,
+    progress: bool = True,
+    steps: int | None = None,
+    eval_games: int | None = None,
+    n_envs: int | None = None,
+    **rules,
+) -> dict[str, Any]:
+    """Train and evaluate a best response to ``against`` (module docstring); the results
+    (also written to ``out`` when given). ``against`` may be an Agent instance; what is
+    None comes from the config (:func:`load_config`; ``steps`` is ``run.total_timesteps``,
+    ``eval_games`` ``run.final_eval_episodes``)."""
+    from tqdm import tqdm
+
+    from agents.ppo import PPOAgent
+
+    overrides = {"total_timesteps": steps, "final_eval_episodes": eval_games}
+    overrides.update(n_envs=n_envs, seed=seed)
+    table, ppo, run = load_config(config, game, against, players, rules, overrides)
+    game, players, against, rules = table.game, table.players, table.against, table.rules
+    seed, n_eval = run.seed, run.final_eval_episodes
+    agent = frozen_agent(against, game, players, rules)
+    if out is not None:
+        out = Path(out)
+        try:
+            check_out(out, OUTPUTS)
+        except ValueError as err:
+            raise ConfigError(str(err)) from None
+    model, train_s = train(game, agent, players, ppo, run, rules, progress)
+    learner = PPOAgent.from_model(model)
+    has_optimal = "optimal" in games.get(game).agents
+    bar = tqdm(
+        total=(3 if has_optimal else 2) * n_eval,
+        unit="game",
+        desc="evaluation",
+        disable=not progress,
+    )
+    start = time.perf_counter()
+    learned = evaluate(learner.act_batch, game, n_eval, players, agent, rules, bar=bar)
+    eval_s = time.perf_counter() - start
+    random_agent = make_agent("random", game, **rules)
+    random_agent.seed(seed)
+    floor = evaluate(random_agent.act_batch, game, n_eval, players, agent, rules, bar=bar)
+    reference = None
+    if has_optimal:
+        optimal = make_agent("optimal", game, **rules)
+        reference = evaluate(optimal.act_batch, game, n_eval, players, agent, rules, bar=bar)
+    bar.close()
+    result: dict[str, Any] = {
+        "game": game,
+        "rules": rules,
+        "players": players,
+        "against": display_name(against),
+        "against_spec": against if isinstance(against, str) else display_name(against),
+        "seed": seed,
+        "config": str(config),
+        "ppo": ppo,
+        "run": {k: v for k, v in dataclasses.asdict(run).items() if k in RUN_FIELDS},
+        "eval_seed": EVAL_SEED,
+        "meaning": "chips per game of the learner's greedy policy in a random seat, the frozen "
+        "agent in every other seat; 95% intervals: mean ± 1.96 standard errors (chips), "
+        "Wilson (win rate = games with a gain); lower is better for the frozen agent",
+        "best_response": summarise(learned),
+        "random_in_its_place": summarise(floor),
+        "train_steps": int(model.num_timesteps),
+        "train_seconds": train_s,
+        "train_steps_per_s": model.num_timesteps / train_s,
+        "eval_games_per_s": n_eval / eval_s,
+    }
+    if reference is not None:
+        result["optimal_in_its_place"] = summarise(reference)
+    ceiling = dice_ceiling(game, against, players, rules)
+    if ceiling is not None:
+        result["ceiling"] = ceiling
+    if out is not None:
+        write_outputs(result, model, out)
+    return result
+
+
+def csv_row(result: dict[str, Any]) -> dict[str, Any]:
+    """The results flattened to one CSV row."""
+    row = {k: result[k] for k in ("game", "players", "against", "seed", "train_steps")}
+    row["rules"] = " ".join(f"{k}={v}" for k, v in result["rules"].items())
+    for who in ("best_response", "random_in_its_place", "optimal_in_its_place"):
+        if who in result:
+            s = result[who]
+            row[f"{who}_chips"] = s["chips_per_game"]
+            row[f"{who}_chips_lo"], row[f"{who}_chips_hi"] = s["chips_per_game_ci95"]
+            row[f"{who}_win_rate"] = s["win_rate"]
+    if "ceiling" in result:
+        row["ceiling_chips"] = result["ceiling"]["chips_per_game"]
+    for k in ("train_seconds", "train_steps_per_s", "eval_games_per_s"):
+        row[k] = result[k]
+    return row
+
+
+def write_outputs(result: dict[str, Any], model, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_write(out / "model.zip") as f:
+        model.save(f)
+    row = csv_row(result)
+    with atomic_write(out / "results.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(row))
+        writer.writeheader()
+        writer.writerow(row)
+    write_text(out / "results.json", json.dumps(_finite(result), indent=1) + "\n")
+
+
+def _ci(s: dict[str, Any]) -> str:
+    lo, hi = s["chips_per_game_ci95"]
+    return f"{s['chips_per_game']:+.3f} ({lo:+.3f} to {hi:+.3f})"
+
+
+def report(result: dict[str, Any]) -> str:
+    """The results as a few lines for people."""
+    what = "deal" if result["game"] == "card_poker" else "game"
+    lines = [
+        f"{' '.join([result['game'], *(f'{k}={v}' for k, v in result['rules'].items())])}, "
+        f"{result['players']} players, best response "
+        f"to {result['against']} (seed {result['seed']}, {result['train_steps']} steps in "
+        f"{result['train_seconds']:.0f} s = {result['train_steps_per_s']:.0f} steps/s; "
+        f"evaluation {result['eval_games_per_s']:.0f} {what}s/s)",
+        f"  best response  chips/{what} {_ci(result['best_response'])}, "
+        f"win rate {result['best_response']['win_rate']:.3f}",
+        f"  random there   chips/{what} {_ci(result['random_in_its_place'])}",
+    ]
+    if "optimal_in_its_place" in result:
+        lines.append(f"  optimal there  chips/{what} {_ci(result['optimal_in_its_place'])}")
+    if "ceiling" in result:
+        c = result["ceiling"]
+        pos = ", ".join(f"{x:+.4f}" for x in c["by_position"])
+        lines.append(
+            f"  exact ceiling  chips/{what} {c['chips_per_game']:+.4f} (by position {pos}; "
+            "the optimal agent against optimal players, from win_probabilities)"
+        )
+    return "\n".join(lines)
+
+
+def default_out(game: str, against: str, seed: int, rules: dict) -> Path:
+    tag = "".join(f"-{k}{v}" for k, v in sorted(rules.items()))
+    name = display_name(against).replace(":", "-").replace("/", "-").replace("@", "-")
+    return ROOT / "runs" / "best_response" / f"{game}{tag}__{name}__{seed}"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="best_response.py",
+        description="Train a best response to a frozen agent; report what it wins (95% CI).",
+    )
+    parser.add_argument(
+        "--game", choices=games_with_engine(), help="default: the game of the config's env.id"
+    )
+    parser.add_argument(
+        "--against",
+        metavar="SPEC",
+        help="the frozen agent in every other seat: any make_agent spec (careful, bluffer, "
+        "quick, heuristic, optimal, random, ppo:PATH); default: the config's env.kwargs.opponents",
+    )
+    parser.add_argument("--players", type=int, help="default: the config's env.kwargs.n_players")
+    parser.add_argument("--steps", type=int, help="training budget (run.total_timesteps)")
+    parser.add_argument("--eval-games", type=int, help="run.final_eval_episodes")
+    parser.add_argument("--n-envs", type=int, help="run.n_envs")
+    parser.add_argument("--seed", type=int, help="run.seed")
+    parser.add_argument(
+        "--config", default="best_response.yaml", help="a train/ppo.py config (default %(default)s)"
+    )
+    parser.add_argument("--out", type=Path, default=None, help="output folder")
+    parser.add_argument("--no-progress", action="store_true")
+    add_rule_argument(parser, example="deck=54")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:  # the config's game, frozen agent and seed name the default folder
+        table, _, run = load_config(args.config, args.game, args.against, args.players)
+        rules = rule_options(parser, args, games.get(table.game).rule_options)
+        seed = run.seed if args.seed is None else args.seed
+        out = args.out or default_out(table.game, table.against, seed, {**table.rules, **rules})
+        result = best_response(
+            args.game,
+            args.against,
+            args.players,
+            args.seed,
+            args.config,
+            out,
+            not args.no_progress,
+            args.steps,
+            args.eval_games,
+            args.n_envs,
+            **rules,
+        )
+    except (ConfigError, FileNotFoundError) as err:
+        parser.error(str(err))
+    print(report(result))
+    print(f"wrote {out}/{{{','.join(OUTPUTS)}}}", file=sys.stderr)
+    return result
+
+
+if __name__ == "__main__":
+    main()
