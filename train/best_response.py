@@ -43,7 +43,6 @@ import dataclasses
 import json
 import sys
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -228,8 +227,6 @@ def train(
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(run.torch_threads)
-    # SB3 asks every VecEnv for a render_mode; the batched engine renders nothing
-    warnings.filterwarnings("ignore", message="The `render_mode` attribute is not defined")
     vec = BatchedVecEnv(
         games.get(game).gym_id,
         run.n_envs,
