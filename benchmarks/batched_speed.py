@@ -28,8 +28,16 @@ SIZES = (1, 64, 1_024, 16_384)
 
 
 def random_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
-    """A uniformly random legal action per row, the whole batch at once."""
-    return np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
+    """A uniformly random legal action per row, the whole batch at once (0 in a row with
+    none): the ``j``-th legal action of a row, ``j`` uniform below its count of legal ones,
+    found among the flat indices of the mask (one draw per row, not one per action)."""
+    masks = np.asarray(masks, dtype=bool)
+    k = masks.sum(axis=1)
+    j = rng.integers(0, np.maximum(k, 1))
+    legal = np.flatnonzero(masks)
+    at = np.minimum(np.cumsum(k) - k + j, max(len(legal) - 1, 0))
+    flat = legal[at] if len(legal) else np.zeros(len(k), dtype=np.int64)
+    return np.where(k > 0, flat - np.arange(len(k)) * masks.shape[1], 0)
 
 
 def median_rate(run: Callable[[float], tuple[int, float]], repeats: int, seconds: float) -> float:

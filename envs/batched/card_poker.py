@@ -527,8 +527,9 @@ class BatchedCardPokerTable:
 
     ``opponents`` is one policy for every other seat or a list of ``n_players - 1`` in
     seat order skipping the learner's; ``agent_seat`` a seat or ``"random"`` (drawn per
-    episode from the engine's Generator). Rewards are the learner's chips of each deal,
-    paid on the step that ends it, as ``CardPoker-v0``.
+    episode from the engine's Generator). The same object at several seats is asked once
+    for all of them, on their rows in seat order. Rewards are the learner's chips of each
+    deal, paid on the step that ends it, as ``CardPoker-v0``.
     """
 
     # keyword options envs.vector.make_engine passes through, with CardPoker-v0's defaults;
@@ -578,6 +579,18 @@ class BatchedCardPokerTable:
             )
         self.opponents = specs
         self._policies = [self._as_policy(o) for o in specs]
+        # the same object at several seats is asked once, on its seats' rows in seat order
+        # (the order the seats were asked one after another: a Generator-driven policy
+        # draws the same numbers for the same rows)
+        groups: list[tuple[Policy, list[int]]] = []
+        for j, o in enumerate(specs):
+            for g in groups:
+                if specs[g[1][0]] is o:
+                    g[1].append(j)
+                    break
+            else:
+                groups.append((self._policies[j], [j]))
+        self._groups = groups
         self.agent_seat = np.zeros(self.n, dtype=np.int64)
         self.rng = self.core.rng
 
@@ -648,8 +661,8 @@ class BatchedCardPokerTable:
                 return reward
             # opponent k sits at seat k, or k + 1 from the learner's seat on
             k = seat - (seat > self.agent_seat)
-            for j, policy in enumerate(self._policies):
-                t = np.flatnonzero(theirs & (k == j))
+            for policy, js in self._groups:
+                t = np.concatenate([np.flatnonzero(theirs & (k == j)) for j in js])
                 if len(t):
                     actions[t] = policy(core.observe(seat[t], t), core.action_masks(t))
             reward += core.step_some(actions, theirs)[core._rows, self.agent_seat]

@@ -206,6 +206,29 @@ class BatchedDicePoker:
         self._done = np.ones(n, dtype=bool)  # nothing to play before reset()
         self.current_player = np.full(n, -1, dtype=np.int8)
         self.last_player = np.zeros(n, dtype=np.int8)
+        # derived from dice / frozen, kept with them: the multiset id and the frozen bit set
+        self._mid = np.zeros(n, dtype=np.int16)
+        self._fbits = np.zeros(n, dtype=np.int64)
+        self._obs_table = self._observation_table()
+
+    def _observation_table(self) -> np.ndarray:
+        """Per multiset id (and a last row for someone else's turn): the observation with
+        the fields the dice decide (``dice``, ``face_counts``, ``hand``) filled in through
+        the layout, every other field 0 (:meth:`observe` writes those)."""
+        t, k = self.table, len(self.table.strength)
+        zero = {
+            f.name: np.zeros((k + 1,) + (() if f.size is None else (f.size,)))
+            for f in self.layout.fields
+        }
+        dice = np.zeros((k + 1, self.n_dice))
+        dice[:k] = multisets(self.n_dice)
+        counts = np.zeros((k + 1, 6))
+        counts[:k] = t.counts
+        hand = np.repeat(t.best_vector[:1], k + 1, axis=0)
+        hand[:k] = t.vector
+        table = self.layout.encode(**{**zero, "dice": dice, "face_counts": counts, "hand": hand})
+        table.flags.writeable = False
+        return table
 
     @property
     def done(self) -> np.ndarray:
@@ -225,13 +248,24 @@ class BatchedDicePoker:
     # -- state ----------------------------------------------------------------------------
     def dice_ids(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
         """The multiset id of each table's dice (``envs.rules.dice.multisets`` order)."""
-        return self.table.index[self.dice[rows].astype(np.int64) @ self.table.powers - self._offset]
+        return self._mid[rows].copy()
+
+    def _set_dice(self, rows: np.ndarray, dice: np.ndarray, frozen: np.ndarray | None) -> None:
+        """Sorted ``dice`` (and ``frozen``, None = none) at ``rows``, with their ids."""
+        self.dice[rows] = dice
+        codes = dice.astype(np.int64) @ self.table.powers - self._offset
+        self._mid[rows] = self.table.index[codes]
+        if frozen is None:
+            self.frozen[rows] = False
+            self._fbits[rows] = 0
+        else:
+            self.frozen[rows] = frozen
+            self._fbits[rows] = frozen.astype(np.int64) @ self._bits
 
     def action_masks(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
         """``(n, 2**n_dice)`` bool: the legal re-roll bit sets of the player to act (none at a
         finished table)."""
-        fbits = self.frozen[rows].astype(np.int64) @ self._bits
-        return self.table.legal[fbits] & ~self._done[rows, None]
+        return self.table.legal[self._fbits[rows]] & ~self._done[rows, None]
 
     def observe(
         self, seats: np.ndarray | None = None, rows: np.ndarray | slice = slice(None)
@@ -254,30 +288,29 @@ class BatchedDicePoker:
                     f"seats must be {to_act.shape} seats 0..{self.n_players - 1}, got {seats!r}"
                 )
         own = to_act == seat
-        own2 = own[:, None]
-        t = self.table
-        mid = self.dice_ids(rows)
-        order = self.seats[rows]
-        at = order == seat[:, None]
+        at = self.seats[rows] == seat[:, None]
         m = len(seat)
-        chips = self.chips[rows][np.arange(m), seat]
-        return self.layout.encode(
-            dice=np.where(own2, self.dice[rows], 0),
-            frozen=self.frozen[rows] & own2,
-            face_counts=np.where(own2, t.counts[mid], 0),
-            rolls_used=np.where(own, self.rolls_used[rows], 0),
-            hand=np.where(own2, t.vector[mid], t.best_vector[0]),
-            best=t.best_vector[self.best[rows] + 1],
-            best_count=self.best_count[rows],
-            players_after=np.where(done, 0, self.round_len[rows] - self.turn[rows] - 1),
-            round_players=self.round_len[rows],
-            pot=np.full(m, self.pot),
-            playoff=self.playoff[rows],
-            seat=seat,
-            position=np.where(at.any(axis=1), at.argmax(axis=1), -1),
-            games_left=np.maximum(self.n_games - self.games_played[rows] - 1, 0),
-            chips=chips,
-        )
+        # the dice's fields from the table (the layout's encoding per multiset), the rest
+        # written into their slices as layout.encode writes them
+        out = self._obs_table[np.where(own, self._mid[rows], len(self._obs_table) - 1)]
+        sl = self.layout.slices
+        out[:, sl["frozen"]] = self.frozen[rows] & own[:, None]
+        out[:, sl["best"]] = self.table.best_vector[self.best[rows] + 1]
+        turn_left = np.where(done, 0, self.round_len[rows] - self.turn[rows] - 1)
+        for name, v in (
+            ("rolls_used", np.where(own, self.rolls_used[rows], 0)),
+            ("best_count", self.best_count[rows]),
+            ("players_after", turn_left),
+            ("round_players", self.round_len[rows]),
+            ("pot", self.pot),
+            ("playoff", self.playoff[rows]),
+            ("seat", seat),
+            ("position", np.where(at.any(axis=1), at.argmax(axis=1), -1)),
+            ("games_left", np.maximum(self.n_games - self.games_played[rows] - 1, 0)),
+            ("chips", self.chips[rows][np.arange(m), seat]),
+        ):
+            out[:, sl[name].start] = v
+        return out
 
     # -- moves ----------------------------------------------------------------------------
     def reset(
@@ -353,8 +386,7 @@ class BatchedDicePoker:
         self._new_turn(rows, at, faces)
 
     def _new_turn(self, rows: np.ndarray, at: np.ndarray, faces: np.ndarray) -> None:
-        self.dice[rows] = np.sort(faces[at], axis=1)
-        self.frozen[rows] = False
+        self._set_dice(rows, np.sort(faces[at], axis=1), None)
         self.rolls_used[rows] = 1
         self.current_player[rows] = self.seats[rows, self.turn[rows]]
 
@@ -373,8 +405,9 @@ class BatchedDicePoker:
 
     def _check_rows(self, rows: np.ndarray, a: np.ndarray, who: str = "") -> None:
         inside = (a >= 0) & (a < self.n_actions)
-        fbits = self.frozen[rows].astype(np.int64) @ self._bits
-        ok = inside & ~self._done[rows] & self.table.legal[fbits, np.where(inside, a, 0)]
+        ok = (
+            inside & ~self._done[rows] & self.table.legal[self._fbits[rows], np.where(inside, a, 0)]
+        )
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
             t = int(rows[i])
@@ -422,15 +455,14 @@ class BatchedDicePoker:
             if self.rules.lock_kept_dice:
                 frozen = np.where((rolls[r] == 2)[:, None], ~bits, frozen)
             key = np.sort(dice * 2 + frozen, axis=1)
-            self.dice[g] = key >> 1
-            self.frozen[g] = (key & 1).astype(bool)
+            self._set_dice(g, key >> 1, (key & 1).astype(bool))
             self.rolls_used[g] = rolls[r]
         end = ~reroll | (rolls == MAX_ROLLS)
         if not end.any():
             return pay
         e = np.flatnonzero(end)
         g = rows[e]
-        hand = self.table.strength[self.dice_ids(g)]
+        hand = self.table.strength[self._mid[g]]
         seat = self.current_player[g]
         best = self.best[g]
         better = hand > best

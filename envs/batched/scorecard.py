@@ -96,7 +96,13 @@ class BatchedScorecard:
     # -- state ----------------------------------------------------------------------------
     @property
     def done(self) -> np.ndarray:
-        return ~self.open_.any(axis=1)
+        return self._done().copy()
+
+    def _done(self) -> np.ndarray:
+        """``done`` of the present state, computed once per state (read only)."""
+        if "done" not in self._cache:
+            self._cache["done"] = ~self.open_.any(axis=1)
+        return self._cache["done"]
 
     @property
     def total(self) -> np.ndarray:
@@ -141,10 +147,16 @@ class BatchedScorecard:
 
     def action_masks(self) -> np.ndarray:
         """``(n, 32 + rows)`` bool: the legal actions of every game."""
-        mask = np.zeros((self.n, self.n_actions), dtype=bool)
-        mask[:, 1:N_REROLL_ACTIONS] = ((self.rolls_used < MAX_ROLLS) & ~self.done)[:, None]
-        mask[:, N_REROLL_ACTIONS:] = self.legal_rows()
-        return mask
+        return self._masks().copy()
+
+    def _masks(self) -> np.ndarray:
+        """:meth:`action_masks` of the present state, computed once per state (read only)."""
+        if "mask" not in self._cache:
+            mask = np.zeros((self.n, self.n_actions), dtype=bool)
+            mask[:, 1:N_REROLL_ACTIONS] = ((self.rolls_used < MAX_ROLLS) & ~self._done())[:, None]
+            mask[:, N_REROLL_ACTIONS:] = self.legal_rows()
+            self._cache["mask"] = mask
+        return self._cache["mask"]
 
     # -- moves ----------------------------------------------------------------------------
     def reset(self, which: np.ndarray | None = None, chance: np.ndarray | None = None) -> None:
@@ -169,7 +181,7 @@ class BatchedScorecard:
                 f"actions must be an integer array of shape ({self.n},), got {a.dtype} {a.shape}"
             )
         a = a.astype(np.int64)
-        mask = self.action_masks()
+        mask = self._masks()
         inside = (a >= 0) & (a < self.n_actions)
         legal = inside & mask[np.arange(self.n), np.clip(a, 0, self.n_actions - 1)]
         if which is not None:
@@ -209,7 +221,19 @@ class BatchedScorecard:
         if fill.any():
             g = np.flatnonzero(fill)
             row = a[fill] - N_REROLL_ACTIONS
-            score, bonus, ybonus = (part[g, row] for part in self.gains())
+            if "gains" in self._cache:  # observe() has them all
+                score, bonus, ybonus = (part[g, row] for part in self._cache["gains"])
+            else:  # only the games that fill: the same function on their rows
+                parts = fill_gains(
+                    self.rules,
+                    self.open_[g],
+                    self.upper_sum[g],
+                    self.yahtzee_scored[g],
+                    self.dice_index()[g],
+                    self.rolls_used[g] == 1,
+                )
+                at = np.arange(len(g))
+                score, bonus, ybonus = (part[at, row] for part in parts)
             points[g] = score + bonus + ybonus
             self.scores[g, row] = score
             self.open_[g, row] = False
