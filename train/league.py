@@ -61,6 +61,7 @@ from agents.atomic import atomic_write, sweep_stale_temps, write_text  # noqa: E
 from envs import games  # noqa: E402
 from envs.cli import add_rule_argument, rule_options  # noqa: E402
 from envs.vector import BatchedVecEnv, make_engine, play_games  # noqa: E402
+from train import ppo  # noqa: E402
 from train.ppo import (  # noqa: E402
     ConfigError,
     EnvConfig,
@@ -73,10 +74,13 @@ from train.ppo import (  # noqa: E402
     _next_multiple,
     _read_yaml,
     _repair_csv,
+    add_run_arguments,
     check_run_folder,
+    command_line,
     find_config,
     load_checkpoint,
     ppo_arguments,
+    run_overrides,
 )
 
 GAME = "card_poker"
@@ -110,20 +114,11 @@ class LeagueRun:
 
 
 @dataclass
-class Config:
-    name: str
-    env: EnvConfig
-    ppo: dict[str, Any]
-    league: LeagueConfig
-    run: LeagueRun
+class Config(ppo.Config):
+    """train/ppo.py's config (its run name and folder) with the ``league:`` section; its
+    ``run:`` is a :class:`LeagueRun`."""
 
-    @property
-    def run_name(self) -> str:
-        return f"{GAME}__{self.name}__{self.run.seed}"
-
-    @property
-    def run_dir(self) -> Path:
-        return Path(self.run.out_dir) / self.run_name
+    league: LeagueConfig = field(default_factory=LeagueConfig)
 
     @property
     def rules(self) -> dict[str, Any]:
@@ -198,9 +193,9 @@ def load_config(
     for key, (ok, allowed) in LIMITS.items():
         if not ok(values[key]):
             raise ConfigError(f"{path.name}: {key} must be {allowed}, got {values[key]!r}")
-    ppo = data.get("ppo") or {}
-    ppo_arguments(ppo)  # MaskablePPO's keys and values, checked before any work
-    cfg = Config(path.stem, env, ppo, league, run)
+    ppo_section = data.get("ppo") or {}
+    ppo_arguments(ppo_section)  # MaskablePPO's keys and values, checked before any work
+    cfg = Config(path.stem, env, ppo_section, run, league)
     try:  # the engine's own checks of the rules and table options
         make_engine(ENV_ID, 1, opponents="random", **env.kwargs)
     except (ValueError, TypeError) as err:
@@ -524,18 +519,12 @@ def plot_curve(metrics_path: Path, out: Path, cfg: Config) -> None:
 
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description="Train a card-poker league from a YAML config.")
-    parser.add_argument("--config", required=True, help="a YAML file, or a name in configs/")
-    parser.add_argument("--total-timesteps", type=int)
-    parser.add_argument("--seed", type=int)
-    parser.add_argument("--out", dest="out_dir")
-    parser.add_argument("--n-envs", type=int)
-    parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_run_arguments(parser)
     record = games.get(GAME)
     add_rule_argument(parser, example="deck=54")
     args = parser.parse_args(argv)
     keys = (*record.rule_options, *record.table_options)
-    overrides = {k: getattr(args, k) for k in ("total_timesteps", "seed", "out_dir", "n_envs")}
+    overrides = run_overrides(args)
     cfg = load_config(args.config, overrides, rule_options(parser, args, keys))
 
     import torch
@@ -698,11 +687,7 @@ def main(argv: list[str] | None = None) -> Path:
 
 def cli(argv: list[str] | None = None) -> None:
     """The command line: a bad config, option or run folder is one line and exit status 2."""
-    try:
-        main(argv)
-    except (ConfigError, FileNotFoundError, FileExistsError) as err:
-        print(f"league.py: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
+    command_line(main, "league.py", argv)
 
 
 if __name__ == "__main__":

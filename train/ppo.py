@@ -633,17 +633,11 @@ def load_checkpoint(checkpoints: list[Path], normalize_obs: bool):
 
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description="Train MaskablePPO from a YAML config.")
-    parser.add_argument("--config", required=True, help="a YAML file, or a name in configs/")
-    parser.add_argument("--total-timesteps", type=int)
-    parser.add_argument("--seed", type=int)
-    parser.add_argument("--out", dest="out_dir")
-    parser.add_argument("--n-envs", type=int)
-    parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_run_arguments(parser)
     add_rule_argument(parser, example="lock_kept_dice=false")
     args = parser.parse_args(argv)
 
-    overrides = {k: getattr(args, k) for k in ("total_timesteps", "seed", "out_dir", "n_envs")}
+    overrides = run_overrides(args)
     cfg = load_config(args.config, overrides, rule_options(parser, args, rule_keys(args.config)))
     import torch
     from sb3_contrib import MaskablePPO
@@ -925,13 +919,34 @@ def _last_wall(path: Path) -> float:
     return float(rows[-1]["wall_s"]) if rows else 0.0
 
 
-def cli(argv: list[str] | None = None) -> None:
-    """The command line: a bad config, option or run folder is one line and exit status 2."""
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options every training script of a config takes (train/ppo.py, train/league.py)."""
+    parser.add_argument("--config", required=True, help="a YAML file, or a name in configs/")
+    parser.add_argument("--total-timesteps", type=int)
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--out", dest="out_dir")
+    parser.add_argument("--n-envs", type=int)
+    parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def run_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``run:`` fields the command line sets (None where it does not)."""
+    return {k: getattr(args, k) for k in ("total_timesteps", "seed", "out_dir", "n_envs")}
+
+
+def command_line(main, prog: str, argv: list[str] | None = None) -> None:
+    """Run ``main(argv)``: a bad config, option or run folder is one line and exit status 2."""
     try:
         main(argv)
     except (ConfigError, FileNotFoundError, FileExistsError) as err:
-        print(f"ppo.py: error: {err}", file=sys.stderr)
+        print(f"{prog}: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+def cli(argv: list[str] | None = None) -> None:
+    """The command line: a bad config, option or run folder is one line and exit status 2."""
+    command_line(main, "ppo.py", argv)
 
 
 if __name__ == "__main__":
