@@ -43,6 +43,7 @@ import csv
 import dataclasses
 import functools
 import json
+import pickle
 import sys
 import time
 from dataclasses import dataclass, field
@@ -107,6 +108,9 @@ class LeagueRun:
     seed: int = 0
     n_envs: int = 128  # tables of the batched engine feeding PPO
     torch_threads: int = 1  # small MLPs on 2 cores: more threads only add contention
+    # scale observations by running mean/std (VecNormalize, saved beside every model and
+    # snapshot): the raw ones hold stacks near 100 that saturate a tanh layer
+    normalize_obs: bool = True
     total_timesteps: int = 500_000
     checkpoint_every: int = 50_000  # timesteps between checkpoints (for --resume)
     final_eval_deals: int = 20_000  # deals per member of the evaluation after training
@@ -146,6 +150,7 @@ LIMITS: dict[str, tuple[Any, str]] = {
     "run.seed": (lambda v: _is_int(v) and 0 <= v < 2**32, "a whole number 0 .. 2**32-1"),
     "run.n_envs": _whole(1),
     "run.torch_threads": _whole(1),
+    "run.normalize_obs": (lambda v: isinstance(v, bool), "true or false"),
     "run.total_timesteps": _whole(1),
     "run.checkpoint_every": _whole(1),
     "run.final_eval_deals": (
@@ -530,22 +535,27 @@ def main(argv: list[str] | None = None) -> Path:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import VecNormalize
 
-    from agents.ppo import PPOAgent
+    from agents.ppo import PPOAgent, normalizer_path
 
     torch.set_num_threads(cfg.run.torch_threads)
     run_dir = cfg.run_dir
     ckpt_dir, pool_dir = run_dir / "checkpoints", run_dir / "pool"
     checkpoints = check_run_folder(run_dir, args.resume)
+    normalize = cfg.run.normalize_obs
     if args.resume:
-        last, model, _ = load_checkpoint(checkpoints, False)
+        last, model, normalizer = load_checkpoint(checkpoints, normalize)
         try:
             state = json.loads(state_path(last).read_text())
         except (OSError, ValueError) as err:
             raise ConfigError(f"--resume: the population beside {last.name}: {err}") from None
         population = Population.from_state(cfg, state, last.name)
         start = _checkpoint_step(last)
-        vec = LeagueVecEnv(cfg, population, cfg.run.seed + start)
+        vec = tables_vec = LeagueVecEnv(cfg, population, cfg.run.seed + start)
+        if normalize:
+            normalizer.set_venv(vec)
+            vec = normalizer
         try:
             model.set_env(vec)
         except ValueError as err:
@@ -554,7 +564,9 @@ def main(argv: list[str] | None = None) -> Path:
         print(f"resuming {run_dir} from {last.name} ({model.num_timesteps} steps; {names})")
     else:
         population = Population(cfg)
-        vec = LeagueVecEnv(cfg, population, cfg.run.seed)
+        vec = tables_vec = LeagueVecEnv(cfg, population, cfg.run.seed)
+        if normalize:
+            vec = VecNormalize(vec, norm_obs=True, norm_reward=False)
         try:
             model = MaskablePPO(
                 env=vec, seed=cfg.run.seed, device="cpu", verbose=0, **ppo_arguments(cfg.ppo)
@@ -570,7 +582,7 @@ def main(argv: list[str] | None = None) -> Path:
     metrics_path = run_dir / "metrics.csv"
     if not args.resume:  # a fresh start: nothing of an attempt killed before its first checkpoint
         metrics_path.unlink(missing_ok=True)
-        for old in pool_dir.glob("*.zip"):
+        for old in pool_dir.glob("snap_*"):
             old.unlink()
     resolved = {
         "env": dataclasses.asdict(cfg.env),
@@ -584,15 +596,24 @@ def main(argv: list[str] | None = None) -> Path:
     wall_before = _last_wall(metrics_path) if args.resume else 0.0
 
     def save(path: Path) -> None:
+        """The model, and beside it (written first) the observation statistics when they are
+        used (``make_agent("ppo:PATH")`` loads them); each file atomically."""
+        if normalize:
+            with atomic_write(normalizer_path(path)) as f:
+                pickle.dump(vec, f)
         with atomic_write(path) as f:
             model.save(f)
+
+    def learner() -> Agent:
+        """The learner as it plays now: its most likely action."""
+        return PPOAgent.from_model(model, vec if normalize else None)
 
     def checkpoint(step: int) -> None:
         # the population first: a checkpoint's zip is there only when its state is too
         write_text(state_path(ckpt_dir / f"step_{step}.zip"), json.dumps(population.state()))
         save(ckpt_dir / f"step_{step}.zip")
 
-    tables: LeagueTables = vec.engine
+    tables: LeagueTables = tables_vec.engine
     last = {"t": time.perf_counter(), "step": model.num_timesteps, "deals": 0}
 
     def record(step: int) -> dict[str, float]:
@@ -603,7 +624,7 @@ def main(argv: list[str] | None = None) -> Path:
             "deals_per_s": round((deals - last["deals"]) / max(now - last["t"], 1e-9), 1),
         }
         t0 = time.perf_counter()
-        measure(PPOAgent.from_model(model), population.members, cfg, cfg.league.eval_deals)
+        measure(learner(), population.members, cfg, cfg.league.eval_deals)
         speed["eval_s"] = round(time.perf_counter() - t0, 2)
         row = metrics_row(population, step, wall_before + time.perf_counter() - started, speed)
         _append_csv(metrics_path, row)
@@ -625,7 +646,7 @@ def main(argv: list[str] | None = None) -> Path:
                 save(path)
                 member, _ = population.add_snapshot(path, step)
                 member.agent.seed(int(tables.rng.integers(2**63)))
-                measure(PPOAgent.from_model(model), [member], cfg, cfg.league.eval_deals)
+                measure(learner(), [member], cfg, cfg.league.eval_deals)
                 tables.refresh()
                 self.next_snap += cfg.league.snapshot_every
             if step >= self.next_eval:
