@@ -491,9 +491,9 @@ def plot_curve(metrics_path: Path, out: Path, cfg: Config) -> None:
     with metrics_path.open() as f:
         rows = list(csv.DictReader(f))
     fig, (ax, aw) = plt.subplots(2, 1, figsize=(7, 6), sharex=True, height_ratios=[2, 1])
-    series = [(f"{n}_chips", n, f"{n}_weight") for n in cfg.league.fixed]
-    series.append(("snapshot_min_chips", "worst snapshot", "snapshots_weight"))
-    for column, label, weight in series:
+    series = [(f"{n}_chips", n, f"{n}_weight", n) for n in cfg.league.fixed]
+    series.append(("snapshot_min_chips", "worst snapshot", "snapshots_weight", "all snapshots"))
+    for column, label, weight, weight_label in series:
         have = [r for r in rows if r.get(column)]
         if not have:
             continue
@@ -506,12 +506,13 @@ def plot_curve(metrics_path: Path, out: Path, cfg: Config) -> None:
             ms=3,
             label=label,
         )
-        aw.plot(x, [float(r[weight]) for r in have], label=label)
+        aw.plot(x, [float(r[weight]) for r in have], label=weight_label)
     ax.axhline(0, color="k", lw=0.8)
     ax.set_ylabel("learner's chips per deal")
     ax.set_title(f"{cfg.run_name}: the learner at a table of each member")
     ax.legend(fontsize=8)
     aw.set_ylabel("sampling weight")
+    aw.legend(fontsize=8)
     aw.set_xlabel("timesteps")
     fig.tight_layout()
     with atomic_write(out) as f:
