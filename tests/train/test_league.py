@@ -130,6 +130,9 @@ def test_resume_restores_the_population(tmp_path):
     assert [m["name"] for m in after["members"]] == ["random", "quick", "snap_1536", "snap_2048"]
     assert after["next_uid"] == saved["next_uid"] + 2
     assert (run_dir / "pool" / "snap_000000000512.zip").is_file()  # not restarted afresh
+    # every snapshot carries its observation statistics, so make_agent plays it as trained
+    assert (run_dir / "pool" / "snap_000000000512.vecnormalize.pkl").is_file()
+    assert make_agent(f"ppo:{run_dir / 'pool' / 'snap_000000000512.zip'}", "card_poker").normalizer
 
 
 def test_resume_needs_the_population_beside_the_checkpoint(tmp_path):
