@@ -73,12 +73,10 @@ from train.ppo import (  # noqa: E402
     _is_number,
     _last_wall,
     _next_multiple,
-    _read_yaml,
     _repair_csv,
     add_run_arguments,
     check_run_folder,
     command_line,
-    find_config,
     load_checkpoint,
     ppo_arguments,
     run_overrides,
@@ -167,14 +165,7 @@ def load_config(
     """Read and check a whole league config: ``overrides`` replace ``run:`` fields (the
     command line's), ``env_kwargs`` env kwargs (``--rule``). Every problem is one
     ConfigError line naming the key, the value and what is allowed."""
-    path = find_config(name)
-    data = _read_yaml(path)
-    data = {} if data is None else data
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path.name}: a league config is a mapping with {', '.join(SECTIONS)}")
-    unknown = sorted(set(data) - set(SECTIONS), key=str)
-    if unknown:
-        raise ConfigError(f"unknown section(s) {unknown} in {path}; allowed: {', '.join(SECTIONS)}")
+    path, data = ppo.read_sections(name, SECTIONS)
     if data.get("env") is None:
         raise ConfigError(f"{path.name}: env: is missing; it needs id: {ENV_ID}")
     env = _build(EnvConfig, data["env"], f"{path.name}: env")

@@ -365,25 +365,30 @@ def _read_yaml(path: Path) -> Any:
         raise ConfigError(f"{path}: cannot read the config: {err}") from None
 
 
+def read_sections(name: str, sections: tuple[str, ...]) -> tuple[Path, dict[str, Any]]:
+    """Config ``name`` as its path and a mapping of sections, each one of ``sections``."""
+    path = find_config(name)
+    data = _read_yaml(path)
+    data = {} if data is None else data
+    allowed = ", ".join(sections)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path.name}: a config is a mapping with {allowed}; got {data!r}")
+    unknown = sorted(set(data) - set(sections), key=str)
+    if unknown:
+        hint = " (a value: section: train with train/afterstate.py)" if "value" in unknown else ""
+        if "league" in unknown:
+            hint = " (a league: section: train with train/league.py)"
+        raise ConfigError(f"unknown section(s) {unknown} in {path}; allowed: {allowed}{hint}")
+    return path, data
+
+
 def load_env_run(
     name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
 ) -> tuple[Path, dict[str, Any], EnvConfig, RunConfig]:
     """The ``env:`` and ``run:`` sections of config ``name``, checked (``overrides`` replace
     ``run:`` fields, the command line's; ``env_kwargs`` env kwargs, ``--rule``), with the
     file's path and its raw sections (train/rllib.py reads the same two sections)."""
-    path = find_config(name)
-    data = _read_yaml(path)
-    data = {} if data is None else data
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path.name}: a config is a mapping with env:, ppo:, run:; got {data!r}")
-    unknown = sorted(set(data) - set(SECTIONS), key=str)
-    if unknown:
-        hint = " (a value: section: train with train/afterstate.py)" if "value" in unknown else ""
-        if "league" in unknown:
-            hint = " (a league: section: train with train/league.py)"
-        raise ConfigError(
-            f"unknown section(s) {unknown} in {path}; allowed: {', '.join(SECTIONS)}{hint}"
-        )
+    path, data = read_sections(name, SECTIONS)
     if data.get("env") is None:
         raise ConfigError(f"{path.name}: env: is missing; it needs id: (a Gymnasium id)")
     env = _build(EnvConfig, data["env"], f"{path.name}: env")
