@@ -366,23 +366,30 @@ def _read_yaml(path: Path) -> Any:
         raise ConfigError(f"{path}: cannot read the config: {err}") from None
 
 
+def read_sections(name: str, sections: tuple[str, ...]) -> tuple[Path, dict[str, Any]]:
+    """Config ``name`` as its path and a mapping of sections, each one of ``sections``."""
+    path = find_config(name)
+    data = _read_yaml(path)
+    data = {} if data is None else data
+    allowed = ", ".join(sections)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path.name}: a config is a mapping with {allowed}; got {data!r}")
+    unknown = sorted(set(data) - set(sections), key=str)
+    if unknown:
+        hint = " (a value: section: train with train/afterstate.py)" if "value" in unknown else ""
+        if "league" in unknown:
+            hint = " (a league: section: train with train/league.py)"
+        raise ConfigError(f"unknown section(s) {unknown} in {path}; allowed: {allowed}{hint}")
+    return path, data
+
+
 def load_env_run(
     name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
 ) -> tuple[Path, dict[str, Any], EnvConfig, RunConfig]:
     """The ``env:`` and ``run:`` sections of config ``name``, checked (``overrides`` replace
     ``run:`` fields, the command line's; ``env_kwargs`` env kwargs, ``--rule``), with the
     file's path and its raw sections (train/rllib.py reads the same two sections)."""
-    path = find_config(name)
-    data = _read_yaml(path)
-    data = {} if data is None else data
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path.name}: a config is a mapping with env:, ppo:, run:; got {data!r}")
-    unknown = sorted(set(data) - set(SECTIONS), key=str)
-    if unknown:
-        hint = " (a value: section: train with train/afterstate.py)" if "value" in unknown else ""
-        raise ConfigError(
-            f"unknown section(s) {unknown} in {path}; allowed: {', '.join(SECTIONS)}{hint}"
-        )
+    path, data = read_sections(name, SECTIONS)
     if data.get("env") is None:
         raise ConfigError(f"{path.name}: env: is missing; it needs id: (a Gymnasium id)")
     env = _build(EnvConfig, data["env"], f"{path.name}: env")
@@ -632,17 +639,11 @@ def load_checkpoint(checkpoints: list[Path], normalize_obs: bool):
 
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description="Train MaskablePPO from a YAML config.")
-    parser.add_argument("--config", required=True, help="a YAML file, or a name in configs/")
-    parser.add_argument("--total-timesteps", type=int)
-    parser.add_argument("--seed", type=int)
-    parser.add_argument("--out", dest="out_dir")
-    parser.add_argument("--n-envs", type=int)
-    parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_run_arguments(parser)
     add_rule_argument(parser, example="lock_kept_dice=false")
     args = parser.parse_args(argv)
 
-    overrides = {k: getattr(args, k) for k in ("total_timesteps", "seed", "out_dir", "n_envs")}
+    overrides = run_overrides(args)
     cfg = load_config(args.config, overrides, rule_options(parser, args, rule_keys(args.config)))
     import torch
     from sb3_contrib import MaskablePPO
@@ -963,13 +964,34 @@ def _last_row(path: Path) -> dict[str, str]:
     return rows[-1] if rows else {}
 
 
-def cli(argv: list[str] | None = None) -> None:
-    """The command line: a bad config, option or run folder is one line and exit status 2."""
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options every training script of a config takes (train/ppo.py, train/league.py)."""
+    parser.add_argument("--config", required=True, help="a YAML file, or a name in configs/")
+    parser.add_argument("--total-timesteps", type=int)
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--out", dest="out_dir")
+    parser.add_argument("--n-envs", type=int)
+    parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def run_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``run:`` fields the command line sets (None where it does not)."""
+    return {k: getattr(args, k) for k in ("total_timesteps", "seed", "out_dir", "n_envs")}
+
+
+def command_line(main, prog: str, argv: list[str] | None = None) -> None:
+    """Run ``main(argv)``: a bad config, option or run folder is one line and exit status 2."""
     try:
         main(argv)
     except (ConfigError, FileNotFoundError, FileExistsError) as err:
-        print(f"ppo.py: error: {err}", file=sys.stderr)
+        print(f"{prog}: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+def cli(argv: list[str] | None = None) -> None:
+    """The command line: a bad config, option or run folder is one line and exit status 2."""
+    command_line(main, "ppo.py", argv)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,10 @@ pays for it, and passes otherwise.
 
 The bluffer plays the same, except that on a set share of deals
 (``bluff_rate``) it stands pat and bids high whatever it holds, revealing at
-the end only when the pot would pay for it.
+the end only when the pot would pay for it. Whether a deal is a bluff is read off
+the hand it was dealt (a keyed hash of its cards, uniform over hands, keyed from the
+agent's seeded generator), not kept between calls: one agent can play many tables
+of a batch, or several seats, and each deal keeps its own decision.
 """
 
 from __future__ import annotations
@@ -124,7 +127,21 @@ class CardPokerCareful(Agent):
         self.bid_threshold = bid_threshold
         self.bid_penalty = bid_penalty
         self.final = final_strengths(self.rules)
-        self._bluffing = False
+        self._card_keys = self._keys()
+
+    def _keys(self) -> np.ndarray:
+        # from a child of the generator: the draws of the Monte Carlo stream stay as they were
+        return self.rng.spawn(1)[0].random(self.n_cards)
+
+    def seed(self, seed: int | None = None) -> None:
+        super().seed(seed)
+        self._card_keys = self._keys()
+
+    def bluffs(self, cards: np.ndarray) -> bool:
+        """Whether the deal whose hand holds ``cards`` (deck indices) is a bluff: the sum of
+        the cards' keys modulo 1 is uniform in [0, 1), and a bluff is a sum below the rate.
+        The bluff stands pat, so the hand (and the answer) stays the same through the deal."""
+        return self.bluff_rate > 0 and float(self._card_keys[cards].sum() % 1.0) < self.bluff_rate
 
     # -- the draw ------------------------------------------------------------
     def _draw(self, hand: np.ndarray, mask: np.ndarray) -> int:
@@ -160,7 +177,8 @@ class CardPokerCareful(Agent):
     def _bet(self, f: dict, legal: list[int]) -> int:
         chance = self.win_chance(f)
         bids = [a for a in legal if a >= FIRST_BID]
-        if self._bluffing and bids:
+        bluffing = f["drawn"][0] == 0 and self.bluffs(np.flatnonzero(f["cards"]))
+        if bluffing and bids:
             # a bluff raises a little over the level each turn
             return bids[min(2, len(bids) - 1)]
         cost = f["reveal_cost"]
@@ -175,8 +193,7 @@ class CardPokerCareful(Agent):
         legal = legal_actions(action_mask).tolist()
         f = decode_observation(observation, self.n_cards)
         if f["phase"][0]:  # the draw: each player draws once per deal
-            self._bluffing = self.bluff_rate > 0 and self.rng.random() < self.bluff_rate
-            if self._bluffing:
+            if self.bluffs(np.flatnonzero(f["cards"])):
                 return 0  # stand pat: look like a made hand
             return self._draw(np.flatnonzero(f["cards"]), np.asarray(action_mask, dtype=bool))
         return self._bet(f, legal)

@@ -154,13 +154,35 @@ def test_never_bluffing_is_the_careful_player():
 def test_bluff_rate_is_kept():
     agent = CardPokerBluffer(bluff_rate=0.3)
     agent.seed(4)
-    game = CardPokerGame(3, np.random.default_rng(0))
-    obs, mask = observe(game, 0), game.action_mask()
     bluffs = 0
-    for _ in range(600):
-        agent.act(obs, mask)
-        bluffs += agent._bluffing
+    for seed in range(600):  # a bluff is a deal that stands pat on a hand it would change
+        game = CardPokerGame(3, np.random.default_rng(seed))
+        bluffs += agent.bluffs(np.flatnonzero(decode_observation(observe(game, 0))["cards"]))
     assert abs(bluffs / 600 - 0.3) < 0.075  # 4 standard errors
+
+
+def test_bluff_is_kept_per_deal_when_one_bluffer_plays_many_tables():
+    # one agent plays tables in turn, as a batch does: the bet of each deal follows its own
+    # draw, not the draw of the table played last
+    agent = CardPokerBluffer(bluff_rate=0.5, joker_card=None)
+    agent.seed(1)
+    games = {}
+    for seed in range(200):
+        game = CardPokerGame(3, np.random.default_rng(seed), CardPokerRules(joker_card=None))
+        hand = np.flatnonzero(decode_observation(observe(game, 0))["cards"])
+        games.setdefault(agent.bluffs(hand), game)
+        if len(games) == 2:
+            break
+    draws = {b: agent.act(observe(g, 0), g.action_mask()) for b, g in games.items()}
+    assert draws[True] == 0  # the bluff stands pat
+    for b, g in games.items():
+        g.step(draws[b])
+        g.step(0)
+        g.step(0)
+    bets = {b: agent.act(observe(g, 0), g.action_mask()) for b, g in games.items()}
+    assert bets[True] >= FIRST_BID  # the bluff bids, whatever the other table drew
+    careful = CardPokerCareful(joker_card=None)
+    assert bets[False] == careful.act(observe(games[False], 0), games[False].action_mask())
 
 
 def head_to_head(a: str, b: str, deals: int) -> np.ndarray:

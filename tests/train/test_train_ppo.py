@@ -153,14 +153,19 @@ def test_broken_model_files(tmp_path, content, error, message):
 
 def test_every_committed_config_loads():
     """Every config loads in the script it is written for (a value: section: the afterstate
-    learner, train/afterstate.py; else train/ppo.py)."""
-    from train import afterstate
+    learner, train/afterstate.py; a league: section: train/league.py; else train/ppo.py)."""
+    from train import afterstate, league
     from train.ppo import CONFIG_DIR
 
     names = sorted(p.name for p in CONFIG_DIR.glob("*.yaml"))
     assert "quickstart.yaml" in names and "yahtzee_quickstart.yaml" in names
     for name in names:
-        if "value" in yaml.safe_load((CONFIG_DIR / name).read_text()):
+        sections = yaml.safe_load((CONFIG_DIR / name).read_text())
+        if "league" in sections:
+            assert league.load_config(name).run.total_timesteps > 0
+            with pytest.raises(ValueError, match="train/league.py"):
+                load_config(name)
+        elif "value" in sections:
             assert afterstate.load_config(name).run.total_games > 0
             with pytest.raises(ValueError, match="train/afterstate.py"):
                 load_config(name)
