@@ -3,7 +3,8 @@
 Specs: ``"random"``, ``"heuristic"``, ``"optimal"`` and the other names a game
 lists in the registry (:mod:`envs.games`, each record's ``agents``), or
 ``"ppo:path/to/model.zip"`` for a trained model (``"afterstate:path/to/value.pt"`` for a
-learned scorecard value network, ``"rllib:path"`` for a policy trained by ``train/rllib.py``:
+learned scorecard value network, ``"handvalue:path/to/values.npz"`` for a learned dice-poker
+hand-value table, ``"rllib:path"`` for a policy trained by ``train/rllib.py``:
 needs the ``[rllib]`` extra, and ray is imported only then). ``rules`` are the game's rule
 options (the same keyword arguments as the env), so an agent judges hands the
 way the table does.
@@ -55,6 +56,8 @@ def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
         return _load("agents.ppo:PPOAgent")(spec[4:], game=game, **rules)
     if spec.startswith("afterstate:"):
         return _load("agents.afterstate:AfterstateAgent")(spec[11:], game=game, **rules)
+    if spec.startswith("handvalue:"):
+        return _load("agents.handvalue:HandValueAgent")(spec[10:], game=game, **rules)
     if spec.startswith("rllib:"):
         try:
             cls = _load("agents.rllib:RLlibAgent")
@@ -67,7 +70,7 @@ def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
     if spec not in table:
         raise ValueError(
             f"unknown agent {spec!r}; choose one of {sorted(table)}, 'ppo:PATH', "
-            "'afterstate:PATH' or 'rllib:PATH'"
+            "'afterstate:PATH', 'handvalue:PATH' or 'rllib:PATH'"
         )
     path = record.agents.get(spec, UNIVERSAL.get(spec))
     if path is None:
