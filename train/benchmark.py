@@ -45,8 +45,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def check_spec(spec: str, game: str) -> None:
     """Fail fast, before any solver is built, on a spec that cannot play ``game``."""
-    if spec.startswith("ppo:"):
-        path = Path(spec[4:])
+    if spec.startswith(("ppo:", "afterstate:", "handvalue:")):  # a model file
+        path = Path(spec.split(":", 1)[1])
         if not path.is_file():
             raise ValueError(f"agent {spec!r}: no model file at {str(path)!r}")
         return

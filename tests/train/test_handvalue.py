@@ -198,3 +198,17 @@ def test_config_errors_name_the_bad_key(tmp_path, edit, message):
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(ValueError, match=message):
         load_config(str(path))
+
+
+def test_the_arena_and_benchmark_take_the_spec(tmp_path):
+    from agents.arena import run_arena
+    from train.benchmark import check_spec
+
+    path = tmp_path / "values.npz"
+    save_values(_random_table("dice_poker", 4), path)
+    check_spec(f"handvalue:{path}", "dice_poker")
+    with pytest.raises(ValueError, match="no model file"):
+        check_spec(f"handvalue:{tmp_path / 'nothing.npz'}", "dice_poker")
+    result = run_arena("dice_poker", [f"handvalue:{path}", "heuristic", "optimal"], 30, workers=1)
+    assert result.names[0] == f"handvalue:{path}"
+    assert result.agent_values().shape == (30, 3)
