@@ -379,6 +379,8 @@ def load_env_run(
     unknown = sorted(set(data) - set(SECTIONS), key=str)
     if unknown:
         hint = " (a value: section: train with train/afterstate.py)" if "value" in unknown else ""
+        if "learner" in unknown:
+            hint = " (a learner: section: train with train/handvalue.py)"
         raise ConfigError(
             f"unknown section(s) {unknown} in {path}; allowed: {', '.join(SECTIONS)}{hint}"
         )

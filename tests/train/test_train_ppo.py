@@ -153,8 +153,9 @@ def test_broken_model_files(tmp_path, content, error, message):
 
 def test_every_committed_config_loads():
     """Every config loads in the script it is written for (a value: section: the afterstate
-    learner, train/afterstate.py; else train/ppo.py)."""
-    from train import afterstate
+    learner, train/afterstate.py; a learner: section: the dice-poker hand-value learner,
+    train/handvalue.py; else train/ppo.py)."""
+    from train import afterstate, handvalue
     from train.ppo import CONFIG_DIR
 
     names = sorted(p.name for p in CONFIG_DIR.glob("*.yaml"))
@@ -163,6 +164,10 @@ def test_every_committed_config_loads():
         if "value" in yaml.safe_load((CONFIG_DIR / name).read_text()):
             assert afterstate.load_config(name).run.total_games > 0
             with pytest.raises(ValueError, match="train/afterstate.py"):
+                load_config(name)
+        elif "learner" in yaml.safe_load((CONFIG_DIR / name).read_text()):
+            assert handvalue.load_config(name).run.total_games > 0
+            with pytest.raises(ValueError, match="train/handvalue.py"):
                 load_config(name)
         else:
             assert load_config(name).run.total_timesteps > 0
