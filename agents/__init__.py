@@ -3,7 +3,8 @@
 Specs: ``"random"``, ``"heuristic"``, ``"optimal"`` and the other names a game
 lists in the registry (:mod:`envs.games`, each record's ``agents``), or
 ``"ppo:path/to/model.zip"`` for a trained model (``"afterstate:path/to/value.pt"`` for a
-learned scorecard value network, ``"rllib:path"`` for a policy trained by ``train/rllib.py``:
+learned scorecard value network, ``"handvalue:path/to/values.npz"`` for a learned dice-poker
+hand-value table, ``"rllib:path"`` for a policy trained by ``train/rllib.py``:
 needs the ``[rllib]`` extra, and ray is imported only then). ``rules`` are the game's rule
 options (the same keyword arguments as the env), so an agent judges hands the
 way the table does.
@@ -48,6 +49,7 @@ def _load(path: str) -> type[Agent]:
 TRAINED = {
     "ppo": ("agents.ppo:PPOAgent", "file"),
     "afterstate": ("agents.afterstate:AfterstateAgent", "file"),
+    "handvalue": ("agents.handvalue:HandValueAgent", "file"),
     "rllib": ("agents.rllib:RLlibAgent", "folder"),
 }
 TRAINED_SPECS = " or ".join(f"'{prefix}:PATH'" for prefix in TRAINED)

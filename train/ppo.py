@@ -379,6 +379,8 @@ def read_sections(name: str, sections: tuple[str, ...]) -> tuple[Path, dict[str,
         hint = " (a value: section: train with train/afterstate.py)" if "value" in unknown else ""
         if "league" in unknown:
             hint = " (a league: section: train with train/league.py)"
+        if "learner" in unknown:
+            hint = " (a learner: section: train with train/handvalue.py)"
         raise ConfigError(f"unknown section(s) {unknown} in {path}; allowed: {allowed}{hint}")
     return path, data
 

@@ -153,8 +153,9 @@ def test_broken_model_files(tmp_path, content, error, message):
 
 def test_every_committed_config_loads():
     """Every config loads in the script it is written for (a value: section: the afterstate
-    learner, train/afterstate.py; a league: section: train/league.py; else train/ppo.py)."""
-    from train import afterstate, league
+    learner, train/afterstate.py; a league: section: train/league.py; a learner: section:
+    the dice-poker hand-value learner, train/handvalue.py; else train/ppo.py)."""
+    from train import afterstate, handvalue, league
     from train.ppo import CONFIG_DIR
 
     names = sorted(p.name for p in CONFIG_DIR.glob("*.yaml"))
@@ -168,6 +169,10 @@ def test_every_committed_config_loads():
         elif "value" in sections:
             assert afterstate.load_config(name).run.total_games > 0
             with pytest.raises(ValueError, match="train/afterstate.py"):
+                load_config(name)
+        elif "learner" in sections:
+            assert handvalue.load_config(name).run.total_games > 0
+            with pytest.raises(ValueError, match="train/handvalue.py"):
                 load_config(name)
         else:
             assert load_config(name).run.total_timesteps > 0

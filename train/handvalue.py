@@ -1,0 +1,377 @@
+"""Learn prison dice poker by Monte Carlo afterstate values and exact turn search.
+
+    python train/handvalue.py --config dice_poker_handvalue.yaml
+    python train/handvalue.py --config dice_poker_handvalue_optimal.yaml --seed 1
+    python train/handvalue.py --config dice_poker_handvalue.yaml --resume
+
+The learner (``agents.handvalue``): a table ``V`` of what ending a turn in each afterstate
+(out of the round, or holding the best hand ``s`` with ``t`` holders at place ``j`` of an
+``m``-player round) pays in chips, and a player that plays each turn by exact dynamic
+programming over the dice with ``V`` of the final hand as the utility. Training runs in
+iterations: ``run.n_games`` games side by side on the batched engine
+(``envs.batched.dice_poker.BatchedDicePoker``), the learner in a random seat of each and
+the opponents of ``env.kwargs.opponents`` in the others, every game played to its end
+(play-offs included); each afterstate the learner passed through is credited with the
+chips that game paid it (Monte Carlo, no discount), and the next iteration plays greedily
+on the new means. Only the chips teach it: no solver value, no imitation. The config has
+``env:`` (``id``, ``kwargs``: ``n_players``, ``opponents``, rule options), ``learner:``
+(:class:`LearnerConfig`) and ``run:`` (:class:`RunConfig`); everything lands in
+``runs/{game}__{config}__{seed}/``: ``values.npz``, ``config.yaml``, ``metrics.csv``,
+``curve.png``, ``final.json``, ``checkpoints/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: the repository's packages first
+    sys.path.insert(0, str(ROOT))
+
+from agents import make_agent  # noqa: E402
+from agents.handvalue import HandValueAgent, HandValues, load_values, save_values  # noqa: E402
+from envs import games  # noqa: E402
+from envs.batched.dice_poker import BatchedDicePoker  # noqa: E402
+from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules  # noqa: E402
+from train.afterstate import _append_csv, _build  # noqa: E402  (the shared config checks)
+from train.dice_poker_seats import seat_results  # noqa: E402
+
+CONFIG_DIR = ROOT / "configs"
+TABLE_KEYS = ("n_players", "opponents")  # the table options a config may set
+PRIORS = ("optimistic", "zero")
+
+
+@dataclass
+class EnvConfig:
+    id: str  # DicePoker-v0 or DicePoker6-v0
+    kwargs: dict[str, Any] = field(default_factory=dict)  # n_players, opponents, rule options
+
+
+@dataclass
+class LearnerConfig:
+    # the value of an afterstate never met: "optimistic" = the most a game pays (pot - ante),
+    # so untried hands look worth trying; "zero"
+    prior: str = "optimistic"
+    prior_weight: float = 1.0  # pseudo-visits of the prior
+    decay: float = 1.0  # weight of earlier iterations' returns, per iteration (1: plain means)
+
+
+@dataclass
+class RunConfig:
+    seed: int = 0
+    n_games: int = 50_000  # games side by side: one iteration (one policy)
+    total_games: int = 2_000_000
+    eval_every: int = 500_000  # games between evaluations
+    eval_games: int = 20_000  # per place of the turn order
+    final_eval_games: int = 100_000  # per place, for the learner and the yardsticks
+    checkpoint_every: int = 500_000
+    out_dir: str = "runs"
+
+
+@dataclass
+class Config:
+    name: str
+    env: EnvConfig
+    learner: LearnerConfig
+    run: RunConfig
+
+    @property
+    def game(self) -> str:
+        return games.by_gym_id(self.env.id).name
+
+    @property
+    def n_players(self) -> int:
+        return self.env.kwargs.get("n_players", 3)
+
+    @property
+    def opponents(self) -> str:
+        return self.env.kwargs.get("opponents", "heuristic")
+
+    @property
+    def rule_options(self) -> dict:
+        return {k: v for k, v in self.env.kwargs.items() if k not in TABLE_KEYS}
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.run.out_dir) / f"{self.game}__{self.name}__{self.run.seed}"
+
+
+def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
+    path = Path(name)
+    if not path.is_file():
+        path = CONFIG_DIR / name
+    if not path.is_file():
+        available = sorted(p.name for p in CONFIG_DIR.glob("*handvalue*.yaml"))
+        raise FileNotFoundError(f"no config {name!r} here or in configs/; available: {available}")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise ValueError(f"{path.name} is not valid YAML: {str(err).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path.name} must be a mapping with env:, learner:, run:")
+    unknown = sorted(set(data) - {"env", "learner", "run"})
+    if unknown:
+        raise ValueError(f"unknown section(s) {unknown} in {path.name}; allowed: env, learner, run")
+    env = _build(EnvConfig, data.get("env"), f"{path.name}: env")
+    game = games.by_gym_id(env.id)
+    if game.name not in games.names_for(DicePokerRules):
+        raise ValueError(
+            f"{path.name}: env.id must be a dice poker game "
+            f"({[games.get(g).gym_id for g in games.names_for(DicePokerRules)]}), got {env.id!r}"
+        )
+    cfg = Config(path.stem, env, LearnerConfig(), RunConfig())
+    lo, hi = game.players
+    n = cfg.n_players
+    if isinstance(n, bool) or not isinstance(n, int) or not lo <= n <= hi:
+        raise ValueError(f"{path.name}: env.kwargs.n_players must be {lo}..{hi}, got {n!r}")
+    opp = cfg.opponents
+    if not isinstance(opp, str) or opp.startswith("handvalue:"):
+        raise ValueError(
+            f"{path.name}: env.kwargs.opponents must be one agent name (it sits in every other "
+            f"seat), e.g. 'heuristic' or 'optimal', got {opp!r}"
+        )
+    make_agent(opp, game.name, **cfg.rule_options)  # unknown agent or bad rule: one line, now
+    run_data = {
+        **(data.get("run") or {}),
+        **{k: v for k, v in (overrides or {}).items() if v is not None},
+    }
+    cfg.run = _build(RunConfig, run_data, f"{path.name}: run")
+    cfg.learner = _build(LearnerConfig, data.get("learner"), f"{path.name}: learner")
+    if cfg.learner.prior not in PRIORS:
+        raise ValueError(
+            f"{path.name}: learner.prior must be one of {list(PRIORS)}, got {cfg.learner.prior!r}"
+        )
+    if not 0 < cfg.learner.decay <= 1:
+        raise ValueError(f"{path.name}: learner.decay must be in (0, 1], got {cfg.learner.decay!r}")
+    return cfg
+
+
+# -- one iteration: every game played to its end -------------------------------------------
+
+
+def play_iteration(
+    core: BatchedDicePoker, learner: HandValueAgent, opponent, table: HandValues
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One game at every table of ``core`` (reset here), the learner in a random seat.
+
+    Returns ``(afterstates, returns, chips)``: the afterstate index of every turn the
+    learner ended, the chips its game paid the learner, and each table's chips."""
+    n, nd = core.n, core.n_dice
+    P = core.n_players
+    core.reset()
+    seat = core.rng.integers(P, size=n)
+    chips = np.zeros(n)
+    visited: list[np.ndarray] = []
+    where: list[np.ndarray] = []
+    actions = np.zeros(n, dtype=np.int64)
+    faces = np.ones((n, 2 * nd), dtype=np.int8)
+    bits = np.arange(nd)
+    codes = core.table.powers
+    live = ~core.done
+    while live.any():
+        rows = np.flatnonzero(live)
+        obs, masks = core.observe(rows=rows), core.action_masks(rows)
+        mine = core.current_player[rows] == seat[rows]
+        a = np.zeros(len(rows), dtype=np.int64)
+        if mine.any():
+            a[mine] = learner.act_batch(obs[mine], masks[mine])
+        if not mine.all():
+            a[~mine] = opponent.act_batch(obs[~mine], masks[~mine])
+        faces[rows] = core.draw_chance(len(rows))
+        # the learner's turns that end with this move: their final hand and afterstate
+        ends = mine & ((a == 0) | (core.rolls_used[rows] == MAX_ROLLS - 1))
+        if ends.any():
+            e, ae = rows[ends], a[ends]
+            rerolled = ((ae[:, None] >> bits) & 1).astype(bool)
+            dice = np.sort(np.where(rerolled, faces[e, :nd], core.dice[e]), axis=1)
+            hand = core.table.strength[core.table.index[(dice.astype(np.int64) - 1) @ codes]]
+            visited.append(
+                table.index(core.round_len[e], core.turn[e], core.best[e], core.best_count[e], hand)
+            )
+            where.append(e)
+        actions[rows] = a
+        pay = core.step_some(actions, live, faces)
+        chips += pay[np.arange(n), seat]
+        live &= ~core.done
+    at = np.concatenate(where) if where else np.zeros(0, dtype=np.int64)
+    index = np.concatenate(visited) if visited else np.zeros(0, dtype=np.int64)
+    return index, chips[at], chips
+
+
+def plot_curve(metrics: Path, out: Path, title: str) -> None:
+    import csv
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with metrics.open() as f:
+        rows = list(csv.DictReader(f))
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.errorbar(
+        [int(r["games"]) for r in rows],
+        [float(r["chips"]) for r in rows],
+        yerr=[float(r["chips_ci95"]) for r in rows],
+        marker="o",
+        label="hand-value learner (random seat)",
+    )
+    ax.axhline(0, color="k", ls="--", label="the opponent in its seat (0 by symmetry)")
+    ax.set_xlabel("games played")
+    ax.set_ylabel("chips per game")
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> Path:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", required=True, help="a YAML file, or a name in configs/")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--total-games", type=int)
+    parser.add_argument("--out", dest="out_dir")
+    parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    args = parser.parse_args(argv)
+    cfg = load_config(
+        args.config,
+        {"seed": args.seed, "total_games": args.total_games, "out_dir": args.out_dir},
+    )
+    from tqdm import tqdm
+
+    rules = games.get(cfg.game).make_rules(**cfg.rule_options)
+    run_dir, ckpt_dir = cfg.run_dir, cfg.run_dir / "checkpoints"
+    metrics = run_dir / "metrics.csv"
+    checkpoints = sorted(ckpt_dir.glob("games_*.npz"), key=lambda p: int(p.stem.split("_")[1]))
+    if args.resume and not checkpoints:
+        raise FileNotFoundError(f"--resume: no checkpoint in {ckpt_dir}")
+    if not args.resume and (checkpoints or (run_dir / "values.npz").exists()):
+        raise FileExistsError(f"{run_dir} holds an earlier run; use --resume, --out or --seed")
+    ckpt_dir.mkdir(parents=True, exist_ok=True)
+    resolved = {k: dataclasses.asdict(getattr(cfg, k)) for k in ("env", "learner", "run")}
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False))
+
+    played, iteration, wall_before = 0, 0, 0.0
+    if args.resume:
+        table, meta = load_values(checkpoints[-1])
+        played, iteration = int(meta["games"]), int(meta["iteration"])
+        wall_before = float(meta["wall_s"])
+        print(f"resuming {run_dir} from {checkpoints[-1].name} ({played} games)")
+    else:
+        top = (cfg.n_players - 1) * rules.ante  # the most a game pays
+        prior = float(top) if cfg.learner.prior == "optimistic" else 0.0
+        table = HandValues.new(
+            cfg.game, cfg.n_players, prior, cfg.learner.prior_weight, **cfg.rule_options
+        )
+        metrics.unlink(missing_ok=True)
+    learner = HandValueAgent(table, cfg.game, **cfg.rule_options)
+    opponent = make_agent(cfg.opponents, cfg.game, **cfg.rule_options)
+    started = time.perf_counter()
+
+    def wall() -> float:
+        return wall_before + time.perf_counter() - started
+
+    def evaluate(agent, n: int) -> dict:
+        return seat_results(
+            agent,
+            cfg.game,
+            cfg.opponents,
+            n,
+            10_000 + cfg.run.seed,
+            cfg.n_players,
+            **cfg.rule_options,
+        )
+
+    def record(n: int, train_chips: float) -> dict:
+        learner.refresh()
+        r = evaluate(learner, n)
+        row = {
+            "games": played,
+            "wall_s": round(wall(), 2),
+            "train_chips": train_chips,
+            "chips": r["chips"],
+            "chips_ci95": r["chips_ci95"],
+            "win": r["win"],
+        }
+        row.update({f"chips_place{p}": c for p, c in enumerate(r["seat_chips"])})
+        row.update({f"win_place{p}": w for p, w in enumerate(r["seat_win"])})
+        _append_csv(metrics, row)
+        return r
+
+    def checkpoint() -> None:
+        meta = {"games": played, "iteration": iteration, "wall_s": wall()}
+        save_values(table, ckpt_dir / f"games_{played}.npz", meta)
+
+    next_eval = (played // cfg.run.eval_every + 1) * cfg.run.eval_every
+    next_ckpt = (played // cfg.run.checkpoint_every + 1) * cfg.run.checkpoint_every
+    bar = tqdm(total=cfg.run.total_games, initial=played, unit="game", disable=args.no_progress)
+    while played < cfg.run.total_games:
+        # each iteration's dice from its own seed: a resumed run plays the same games
+        rng = np.random.default_rng(np.random.SeedSequence(cfg.run.seed, spawn_key=(iteration,)))
+        core = BatchedDicePoker(cfg.run.n_games, rules, rng, n_players=cfg.n_players)
+        opponent.seed(int(rng.integers(2**63)))
+        index, returns, chips = play_iteration(core, learner, opponent, table)
+        table.add(index, returns, cfg.learner.decay)
+        learner.refresh()
+        played += cfg.run.n_games
+        iteration += 1
+        bar.update(cfg.run.n_games)
+        bar.set_postfix(train_chips=f"{chips.mean():+.3f}")
+        if played >= next_ckpt:
+            checkpoint()
+            next_ckpt += cfg.run.checkpoint_every
+        if played >= next_eval:
+            r = record(cfg.run.eval_games, float(chips.mean()))
+            bar.write(
+                f"{played} games, {wall():.0f} s: {r['chips']:+.4f} ± {r['chips_ci95']:.4f} "
+                f"chips/game against {cfg.opponents}, win {100 * r['win']:.2f}%"
+            )
+            next_eval += cfg.run.eval_every
+    bar.close()
+    meta = {"games": played, "iteration": iteration, "wall_s": wall()}
+    save_values(table, run_dir / "values.npz", meta)
+    final = record(cfg.run.final_eval_games, float(chips.mean()) if played else 0.0)
+    plot_curve(metrics, run_dir / "curve.png", run_dir.name)
+    # the yardsticks in the learner's place, on the same seeds
+    others = {
+        name: evaluate(make_agent(name, cfg.game, **cfg.rule_options), cfg.run.final_eval_games)
+        for name in ("heuristic", "optimal")
+    }
+    out = {
+        "handvalue": final,
+        **{f"{k}_in_its_place": v for k, v in others.items()},
+        "games": played,
+        "wall_s": wall(),
+    }
+    (run_dir / "final.json").write_text(json.dumps(out, indent=1))
+    lines = [f"\n{run_dir.name}: {played} games in {wall():.0f} s, against two {cfg.opponents}"]
+    for name, r in {"handvalue": final, **others}.items():
+        seats = ", ".join(f"{100 * w:.1f}%" for w in r["seat_win"])
+        lines.append(
+            f"{name:<10} {r['chips']:+.4f} ± {r['chips_ci95']:.4f} chips/game; win by place {seats}"
+        )
+    lines.append(
+        f"model: {run_dir / 'values.npz'}  (make_agent('handvalue:{run_dir / 'values.npz'}', "
+        f"game={cfg.game!r}))"
+    )
+    print("\n".join(lines))
+    return run_dir
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except (ValueError, TypeError, FileNotFoundError, FileExistsError) as err:
+        sys.exit(f"error: {err}")
