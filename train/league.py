@@ -71,7 +71,7 @@ from train.ppo import (  # noqa: E402
     _checkpoint_step,
     _is_int,
     _is_number,
-    _last_wall,
+    _last_row,
     _next_multiple,
     _repair_csv,
     add_run_arguments,
@@ -585,7 +585,7 @@ def main(argv: list[str] | None = None) -> Path:
     write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
     _repair_csv(metrics_path)
     started = time.perf_counter()
-    wall_before = _last_wall(metrics_path) if args.resume else 0.0
+    wall_before = float(_last_row(metrics_path).get("wall_s", 0.0)) if args.resume else 0.0
 
     def save(path: Path) -> None:
         """The model, and beside it (written first) the observation statistics when they are
@@ -667,7 +667,7 @@ def main(argv: list[str] | None = None) -> Path:
     save(run_dir / "model.zip")
     if last["step"] != step or step == 0:  # the last evaluation was not at this step
         record(step)
-    train_wall = _last_wall(metrics_path)
+    train_wall = float(_last_row(metrics_path).get("wall_s", 0.0))
     plot_curve(metrics_path, run_dir / "curve.png", cfg)
 
     # The final agent as a user loads it, at a table of every member, on other deals.

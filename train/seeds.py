@@ -80,15 +80,19 @@ def summarise(dirs: list[Path]) -> dict:
     }
 
 
+def _fmt(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+
+
 def markdown(summary: dict) -> str:
     keys = list(summary["mean_sd"])
     lines = ["| run | " + " | ".join(keys) + " |", "|---|" + "---|" * len(keys)]
     for name, v in summary["seeds"].items():
-        lines.append(f"| {name} | " + " | ".join(f"{v[k]:.4g}" for k in keys) + " |")
+        lines.append(f"| {name} | " + " | ".join(_fmt(v[k]) for k in keys) + " |")
     ms = summary["mean_sd"]
     lines.append(
         f"| mean ± sd ({len(summary['seeds'])} seeds) | "
-        + " | ".join(f"{ms[k]['mean']:.4g} ± {ms[k]['sd']:.2g}" for k in keys)
+        + " | ".join(f"{_fmt(ms[k]['mean'])} ± {_fmt(ms[k]['sd'])}" for k in keys)
         + " |"
     )
     if summary["missing"]:
