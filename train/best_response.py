@@ -49,16 +49,20 @@ from typing import Any
 
 import numpy as np
 
-import envs  # noqa: F401  (registers the ids)
-from agents import Agent, make_agent
-from agents.arena import display_name, mean_interval, wilson_interval
-from agents.atomic import atomic_write, write_text
-from envs import games
-from envs.cli import add_rule_argument, rule_options
-from envs.rules.dice_poker import DicePokerRules
-from envs.vector import BatchedVecEnv, play_games
-from train.benchmark import _finite, check_out, check_spec
-from train.ppo import ConfigError, RunConfig, _is_int, load_env_run, ppo_arguments
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: the repository's packages first
+    sys.path.insert(0, str(ROOT))
+
+import envs  # noqa: E402, F401  (registers the ids)
+from agents import Agent, make_agent  # noqa: E402
+from agents.arena import display_name, mean_interval, wilson_interval  # noqa: E402
+from agents.atomic import atomic_write, write_text  # noqa: E402
+from envs import games  # noqa: E402
+from envs.cli import add_rule_argument, rule_options  # noqa: E402
+from envs.rules.dice_poker import DicePokerRules  # noqa: E402
+from envs.vector import BatchedVecEnv, play_games  # noqa: E402
+from train.benchmark import _finite, check_out, check_spec  # noqa: E402
+from train.ppo import ConfigError, RunConfig, _is_int, load_env_run, ppo_arguments  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUTS = ("results.json", "results.csv", "model.zip")
