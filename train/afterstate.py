@@ -51,8 +51,7 @@ from envs import games  # noqa: E402
 from envs.batched.scorecard import BatchedScorecard  # noqa: E402
 from envs.rules.scorecard import total_bounds  # noqa: E402
 from envs.vector import play_games  # noqa: E402
-
-CONFIG_DIR = ROOT / "configs"
+from train.ppo import read_sections  # noqa: E402  (one config reader)
 
 
 @dataclass
@@ -146,22 +145,7 @@ def _required(f: dataclasses.Field) -> bool:
 
 
 def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
-    path = Path(name)
-    for candidate in (CONFIG_DIR / name, CONFIG_DIR / f"{name}.yaml"):
-        if not path.is_file():
-            path = candidate
-    if not path.is_file():
-        available = sorted(p.name for p in CONFIG_DIR.glob("*afterstate*.yaml"))
-        raise FileNotFoundError(f"no config {name!r} here or in configs/; available: {available}")
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as err:
-        raise ValueError(f"{path.name} is not valid YAML: {str(err).splitlines()[0]}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path.name} must be a mapping with env:, value:, run:")
-    unknown = sorted(set(data) - {"env", "value", "run"})
-    if unknown:
-        raise ValueError(f"unknown section(s) {unknown} in {path.name}; allowed: env, value, run")
+    path, data = read_sections(name, ("env", "value", "run"))
     env = _build(EnvConfig, data.get("env"), f"{path.name}: env")
     game = games.by_gym_id(env.id)
     if not game.batched_engine or game.result != "points":

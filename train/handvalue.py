@@ -45,8 +45,8 @@ from envs.batched.dice_poker import BatchedDicePoker  # noqa: E402
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules  # noqa: E402
 from train.afterstate import _append_csv, _build  # noqa: E402  (the shared config checks)
 from train.dice_poker_seats import seat_results  # noqa: E402
+from train.ppo import read_sections  # noqa: E402
 
-CONFIG_DIR = ROOT / "configs"
 TABLE_KEYS = ("n_players", "opponents")  # the table options a config may set
 PRIORS = ("optimistic", "zero")
 
@@ -107,21 +107,7 @@ class Config:
 
 
 def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
-    path = Path(name)
-    if not path.is_file():
-        path = CONFIG_DIR / name
-    if not path.is_file():
-        available = sorted(p.name for p in CONFIG_DIR.glob("*handvalue*.yaml"))
-        raise FileNotFoundError(f"no config {name!r} here or in configs/; available: {available}")
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as err:
-        raise ValueError(f"{path.name} is not valid YAML: {str(err).splitlines()[0]}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path.name} must be a mapping with env:, learner:, run:")
-    unknown = sorted(set(data) - {"env", "learner", "run"})
-    if unknown:
-        raise ValueError(f"unknown section(s) {unknown} in {path.name}; allowed: env, learner, run")
+    path, data = read_sections(name, ("env", "learner", "run"))
     env = _build(EnvConfig, data.get("env"), f"{path.name}: env")
     game = games.by_gym_id(env.id)
     if game.name not in games.names_for(DicePokerRules):
