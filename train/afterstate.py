@@ -47,6 +47,7 @@ from agents.afterstate import (  # noqa: E402
     save_value,
     turn_plan,
 )
+from agents.atomic import write_text  # noqa: E402
 from envs import games  # noqa: E402
 from envs.batched.scorecard import BatchedScorecard  # noqa: E402
 from envs.rules.scorecard import total_bounds  # noqa: E402
@@ -296,7 +297,7 @@ def main(argv: list[str] | None = None) -> Path:
         raise FileExistsError(f"{run_dir} holds an earlier run; use --resume, --out or --seed")
     ckpt_dir.mkdir(parents=True, exist_ok=True)
     resolved = {k: dataclasses.asdict(getattr(cfg, k)) for k in ("env", "value", "run")}
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False))
+    write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
 
     played, wall_before = 0, 0.0
     if args.resume:
@@ -410,11 +411,12 @@ def main(argv: list[str] | None = None) -> Path:
         name: evaluate(make_agent(name, cfg.game, **cfg.env.kwargs), cfg, cfg.run.final_eval_games)
         for name in ("heuristic", "random")
     }
-    (run_dir / "final.json").write_text(
+    write_text(
+        run_dir / "final.json",
         json.dumps(
             {"afterstate": final, **{f"{k}_in_its_place": v for k, v in others.items()}}
             | {"optimal": best}
-        )
+        ),
     )
     lines = [f"\n{run_dir.name}: {played} games in {final['wall_s']:.0f} s"]
     for name, row in {"afterstate": final, **others}.items():

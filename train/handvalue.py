@@ -39,6 +39,7 @@ if str(ROOT) not in sys.path:  # run as a script: the repository's packages firs
     sys.path.insert(0, str(ROOT))
 
 from agents import make_agent  # noqa: E402
+from agents.atomic import write_text  # noqa: E402
 from agents.handvalue import HandValueAgent, HandValues, load_values, save_values  # noqa: E402
 from envs import games  # noqa: E402
 from envs.batched.dice_poker import BatchedDicePoker  # noqa: E402
@@ -247,7 +248,7 @@ def main(argv: list[str] | None = None) -> Path:
         raise FileExistsError(f"{run_dir} holds an earlier run; use --resume, --out or --seed")
     ckpt_dir.mkdir(parents=True, exist_ok=True)
     resolved = {k: dataclasses.asdict(getattr(cfg, k)) for k in ("env", "learner", "run")}
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False))
+    write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
 
     played, iteration, wall_before = 0, 0, 0.0
     if args.resume:
@@ -341,7 +342,7 @@ def main(argv: list[str] | None = None) -> Path:
         "games": played,
         "wall_s": wall(),
     }
-    (run_dir / "final.json").write_text(json.dumps(out, indent=1))
+    write_text(run_dir / "final.json", json.dumps(out, indent=1))
     lines = [f"\n{run_dir.name}: {played} games in {wall():.0f} s, against two {cfg.opponents}"]
     for name, r in {"handvalue": final, **others}.items():
         seats = ", ".join(f"{100 * w:.1f}%" for w in r["seat_win"])
