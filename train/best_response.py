@@ -62,7 +62,8 @@ from envs.cli import add_rule_argument, rule_options  # noqa: E402
 from envs.rules.dice_poker import DicePokerRules  # noqa: E402
 from envs.vector import BatchedVecEnv, play_games  # noqa: E402
 from train.benchmark import _finite, check_out, check_spec  # noqa: E402
-from train.ppo import ConfigError, RunConfig, _is_int, load_env_run, ppo_arguments  # noqa: E402
+from train.config import ConfigError, is_int  # noqa: E402
+from train.ppo import RunConfig, load_env_run, ppo_arguments  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUTS = ("results.json", "results.csv", "model.zip")
@@ -133,7 +134,7 @@ def frozen_agent(against: str | Agent, game: str, players: int, rules: dict) -> 
         )
     record = games.get(game)
     low, high = record.players
-    if not _is_int(players) or not max(low, 2) <= players <= high:
+    if not is_int(players) or not max(low, 2) <= players <= high:
         raise ConfigError(f"players must be {max(low, 2)}..{high} for {game}, got {players!r}")
     try:
         record.make_rules(**rules)

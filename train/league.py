@@ -63,17 +63,20 @@ from envs import games  # noqa: E402
 from envs.cli import add_rule_argument, rule_options  # noqa: E402
 from envs.vector import BatchedVecEnv, make_engine, play_games  # noqa: E402
 from train import ppo  # noqa: E402
-from train.ppo import (  # noqa: E402
+from train.config import (  # noqa: E402
     ConfigError,
+    append_csv,
+    build,
+    is_int,
+    is_number,
+    last_row,
+    read_sections,
+    repair_csv,
+)
+from train.ppo import (  # noqa: E402
     EnvConfig,
-    _append_csv,
-    _build,
     _checkpoint_step,
-    _is_int,
-    _is_number,
-    _last_row,
     _next_multiple,
-    _repair_csv,
     add_run_arguments,
     check_run_folder,
     command_line,
@@ -132,7 +135,7 @@ class Config(ppo.Config):
 
 
 def _whole(low: int):
-    return lambda v: _is_int(v) and v >= low, f"a whole number >= {low}"
+    return lambda v: is_int(v) and v >= low, f"a whole number >= {low}"
 
 
 LIMITS: dict[str, tuple[Any, str]] = {
@@ -140,19 +143,19 @@ LIMITS: dict[str, tuple[Any, str]] = {
     "league.pool_size": _whole(0),
     "league.eval_every": _whole(1),
     "league.eval_deals": (
-        lambda v: _is_int(v) and v >= 2,
+        lambda v: is_int(v) and v >= 2,
         "a whole number >= 2 (a confidence interval needs two deals)",
     ),
-    "league.temperature": (lambda v: _is_number(v) and v > 0, "a number > 0"),
-    "league.floor": (lambda v: _is_number(v) and 0 <= v <= 1, "a number from 0 to 1"),
-    "run.seed": (lambda v: _is_int(v) and 0 <= v < 2**32, "a whole number 0 .. 2**32-1"),
+    "league.temperature": (lambda v: is_number(v) and v > 0, "a number > 0"),
+    "league.floor": (lambda v: is_number(v) and 0 <= v <= 1, "a number from 0 to 1"),
+    "run.seed": (lambda v: is_int(v) and 0 <= v < 2**32, "a whole number 0 .. 2**32-1"),
     "run.n_envs": _whole(1),
     "run.torch_threads": _whole(1),
     "run.normalize_obs": (lambda v: isinstance(v, bool), "true or false"),
     "run.total_timesteps": _whole(1),
     "run.checkpoint_every": _whole(1),
     "run.final_eval_deals": (
-        lambda v: _is_int(v) and v >= 2,
+        lambda v: is_int(v) and v >= 2,
         "a whole number >= 2 (a confidence interval needs two deals)",
     ),
     "run.out_dir": (lambda v: isinstance(v, str) and v.strip() != "", "a folder name"),
@@ -165,10 +168,10 @@ def load_config(
     """Read and check a whole league config: ``overrides`` replace ``run:`` fields (the
     command line's), ``env_kwargs`` env kwargs (``--rule``). Every problem is one
     ConfigError line naming the key, the value and what is allowed."""
-    path, data = ppo.read_sections(name, SECTIONS)
+    path, data = read_sections(name, SECTIONS)
     if data.get("env") is None:
         raise ConfigError(f"{path.name}: env: is missing; it needs id: {ENV_ID}")
-    env = _build(EnvConfig, data["env"], f"{path.name}: env")
+    env = build(EnvConfig, data["env"], f"{path.name}: env")
     if env.id != ENV_ID:
         raise ConfigError(f"{path.name}: env.id must be {ENV_ID!r} (the league plays card poker)")
     env.kwargs = {**env.kwargs, **(env_kwargs or {})}
@@ -180,10 +183,8 @@ def load_config(
     for section in ("league", "run"):
         if not isinstance(data.get(section) or {}, dict):
             raise ConfigError(f"{path.name}: {section}: must be a mapping, got {data[section]!r}")
-    league = _build(LeagueConfig, data.get("league") or {}, f"{path.name}: league")
-    run_data = {**(data.get("run") or {})}
-    run_data.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    run = _build(LeagueRun, run_data, f"{path.name}: run")
+    league = build(LeagueConfig, data.get("league") or {}, f"{path.name}: league")
+    run = build(LeagueRun, data.get("run") or {}, f"{path.name}: run", overrides)
     values = {f"league.{k}": v for k, v in dataclasses.asdict(league).items()}
     values.update({f"run.{k}": v for k, v in dataclasses.asdict(run).items()})
     for key, (ok, allowed) in LIMITS.items():
@@ -583,9 +584,9 @@ def main(argv: list[str] | None = None) -> Path:
         "run": dataclasses.asdict(cfg.run),
     }
     write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
-    _repair_csv(metrics_path)
+    repair_csv(metrics_path)
     started = time.perf_counter()
-    wall_before = float(_last_row(metrics_path).get("wall_s", 0.0)) if args.resume else 0.0
+    wall_before = float(last_row(metrics_path).get("wall_s", 0.0)) if args.resume else 0.0
 
     def save(path: Path) -> None:
         """The model, and beside it (written first) the observation statistics when they are
@@ -619,7 +620,7 @@ def main(argv: list[str] | None = None) -> Path:
         measure(learner(), population.members, cfg, cfg.league.eval_deals)
         speed["eval_s"] = round(time.perf_counter() - t0, 2)
         row = metrics_row(population, step, wall_before + time.perf_counter() - started, speed)
-        _append_csv(metrics_path, row)
+        append_csv(metrics_path, row)
         last.update(t=time.perf_counter(), step=step, deals=deals)
         return row
 
@@ -667,7 +668,7 @@ def main(argv: list[str] | None = None) -> Path:
     save(run_dir / "model.zip")
     if last["step"] != step or step == 0:  # the last evaluation was not at this step
         record(step)
-    train_wall = float(_last_row(metrics_path).get("wall_s", 0.0))
+    train_wall = float(last_row(metrics_path).get("wall_s", 0.0))
     plot_curve(metrics_path, run_dir / "curve.png", cfg)
 
     # The final agent as a user loads it, at a table of every member, on other deals.

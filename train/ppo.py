@@ -21,7 +21,6 @@ import dataclasses
 import functools
 import inspect
 import json
-import os
 import pickle
 import sys
 import time
@@ -42,7 +41,23 @@ from envs.cli import add_rule_argument, rule_options
 from envs.vector import BATCHED_IDS, BatchedVecEnv, play_games
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG_DIR = ROOT / "configs"
+if str(ROOT) not in sys.path:  # run as a script: the repository's packages first
+    sys.path.insert(0, str(ROOT))
+
+# the shared config reader and metrics file; ConfigError, find_config, read_sections and
+# CONFIG_DIR are train.ppo's public names too
+from train.config import (  # noqa: E402
+    CONFIG_DIR,  # noqa: F401  (re-exported: train.ppo.CONFIG_DIR)
+    ConfigError,
+    append_csv,
+    build,
+    find_config,
+    is_int,
+    is_number,
+    last_row,
+    read_sections,
+    repair_csv,
+)
 
 
 def _chips(cfg: Config) -> bool:
@@ -111,29 +126,17 @@ class Config:
 # of one line naming the key, the value and what is allowed (exit status 2 from the command line).
 
 
-class ConfigError(ValueError):
-    """A bad config, option or run folder: one line naming the key, the value, what is allowed."""
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return (_is_int(value) or isinstance(value, float)) and np.isfinite(value)
-
-
 # Range checks of the run: fields: field -> (test, what is allowed).
 RUN_LIMITS: dict[str, tuple[Any, str]] = {
-    "seed": (lambda v: _is_int(v) and 0 <= v < 2**32, "a whole number 0 .. 2**32-1"),
-    "n_envs": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "seed": (lambda v: is_int(v) and 0 <= v < 2**32, "a whole number 0 .. 2**32-1"),
+    "n_envs": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
     "vec_env": (lambda v: v in ("dummy", "subproc"), "'dummy' or 'subproc'"),
-    "torch_threads": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "torch_threads": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
     "normalize_obs": (lambda v: isinstance(v, bool), "true or false"),
-    "total_timesteps": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
-    "eval_every": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "total_timesteps": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
+    "eval_every": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
     "eval_episodes": (
-        lambda v: _is_int(v) and v >= 2,
+        lambda v: is_int(v) and v >= 2,
         "a whole number >= 2 (a confidence interval needs two episodes)",
     ),
     "eval_opponents": (
@@ -141,67 +144,19 @@ RUN_LIMITS: dict[str, tuple[Any, str]] = {
         "a list of agent specs",
     ),
     "final_eval_episodes": (
-        lambda v: _is_int(v) and v >= 2,
+        lambda v: is_int(v) and v >= 2,
         "a whole number >= 2 (a confidence interval needs two episodes)",
     ),
-    "checkpoint_every": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "checkpoint_every": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
     "out_dir": (lambda v: isinstance(v, str) and v.strip() != "", "a folder name"),
     "self_play.enabled": (lambda v: isinstance(v, bool), "true or false"),
-    "self_play.snapshot_every": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
-    "self_play.pool_size": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "self_play.snapshot_every": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
+    "self_play.pool_size": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
     "self_play.heuristic_share": (
-        lambda v: _is_number(v) and 0 <= v <= 1,
+        lambda v: is_number(v) and 0 <= v <= 1,
         "a number from 0 to 1",
     ),
 }
-
-
-_KINDS = {
-    int: "a whole number",
-    float: "a number",
-    bool: "true or false",
-    str: "text",
-    list: "a list",
-    dict: "a mapping",
-}
-
-
-def _type_ok(value: Any, default: Any) -> bool:
-    """``value`` has the type of ``default`` (an int is a float too; a bool is no int)."""
-    if isinstance(default, bool):
-        return isinstance(value, bool)
-    if isinstance(default, int):
-        return _is_int(value)
-    if isinstance(default, float):
-        return _is_int(value) or isinstance(value, float)
-    return isinstance(value, type(default))
-
-
-def _build(cls, data: Any, where: str):
-    """Build dataclass ``cls`` from a mapping, naming any unknown, missing or mistyped key."""
-    if not isinstance(data, dict):
-        raise ConfigError(f"{where} must be a mapping of keys to values, got {data!r}")
-    known = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(known), key=str)
-    if unknown:
-        raise ConfigError(f"unknown key(s) {unknown} in {where}; allowed: {sorted(known)}")
-    values = {}
-    for f in known.values():
-        has_default = f.default is not dataclasses.MISSING or (
-            f.default_factory is not dataclasses.MISSING
-        )
-        if f.name not in data and not has_default:
-            raise ConfigError(f"{where}.{f.name} is missing")
-    for name, value in data.items():
-        f = known[name]
-        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-        if dataclasses.is_dataclass(default):
-            value = _build(type(default), value, f"{where}.{name}")
-        elif default is not dataclasses.MISSING and not _type_ok(value, default):
-            kind = _KINDS.get(type(default), type(default).__name__)
-            raise ConfigError(f"{where}.{name} must be {kind}, got {value!r}")
-        values[name] = value
-    return cls(**values)
 
 
 def check_run(run: RunConfig, where: str) -> None:
@@ -226,11 +181,11 @@ ACTIVATIONS = ("tanh", "relu", "elu", "leaky_relu")
 
 
 def _positive(v: Any) -> bool:
-    return _is_number(v) and v > 0
+    return is_number(v) and v > 0
 
 
 def _unit(v: Any) -> bool:
-    return _is_number(v) and 0 <= v <= 1
+    return is_number(v) and 0 <= v <= 1
 
 
 def _schedule_ok(v: Any, value_ok) -> bool:
@@ -240,14 +195,14 @@ def _schedule_ok(v: Any, value_ok) -> bool:
             set(v) == {"linear"}
             and isinstance(ends, list)
             and len(ends) == 2
-            and all(_is_number(e) and e >= 0 for e in ends)
+            and all(is_number(e) and e >= 0 for e in ends)
         )
     return value_ok(v)
 
 
 def _net_arch_ok(v: Any) -> bool:
     def layers(x: Any) -> bool:
-        return isinstance(x, list) and all(_is_int(n) and n >= 1 for n in x)
+        return isinstance(x, list) and all(is_int(n) and n >= 1 for n in x)
 
     if isinstance(v, dict):
         return set(v) <= {"pi", "vf"} and bool(v) and all(layers(x) for x in v.values())
@@ -262,9 +217,9 @@ PPO_LIMITS: dict[str, tuple[Any, str]] = {
         lambda v: _schedule_ok(v, _positive),
         "a number > 0 or {linear: [start, end]} (numbers >= 0)",
     ),
-    "n_steps": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
-    "batch_size": (lambda v: _is_int(v) and v >= 2, "a whole number >= 2"),
-    "n_epochs": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "n_steps": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
+    "batch_size": (lambda v: is_int(v) and v >= 2, "a whole number >= 2"),
+    "n_epochs": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
     "gamma": (_unit, "a number from 0 to 1"),
     "gae_lambda": (_unit, "a number from 0 to 1"),
     "clip_range": (
@@ -276,11 +231,11 @@ PPO_LIMITS: dict[str, tuple[Any, str]] = {
         "null, a number > 0 or {linear: [start, end]}",
     ),
     "normalize_advantage": (lambda v: isinstance(v, bool), "true or false"),
-    "ent_coef": (lambda v: _is_number(v) and v >= 0, "a number >= 0"),
-    "vf_coef": (lambda v: _is_number(v) and v >= 0, "a number >= 0"),
+    "ent_coef": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
+    "vf_coef": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
     "max_grad_norm": (_positive, "a number > 0"),
     "target_kl": (lambda v: v is None or _positive(v), "null or a number > 0"),
-    "stats_window_size": (lambda v: _is_int(v) and v >= 1, "a whole number >= 1"),
+    "stats_window_size": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
     "policy_kwargs": (lambda v: v is None or isinstance(v, dict), "a mapping"),
     "policy_kwargs.net_arch": (
         _net_arch_ok,
@@ -340,49 +295,7 @@ def ppo_arguments(ppo: dict[str, Any]) -> dict[str, Any]:
     return args
 
 
-def find_config(name: str) -> Path:
-    path = Path(name)
-    if path.is_file():
-        return path
-    for candidate in (CONFIG_DIR / name, CONFIG_DIR / f"{name}.yaml"):
-        if candidate.is_file():
-            return candidate
-    available = sorted(p.name for p in CONFIG_DIR.glob("*.yaml"))
-    raise FileNotFoundError(f"no config {name!r} here or in configs/; available: {available}")
-
-
 SECTIONS = ("env", "ppo", "run", "rllib")  # rllib: is read by train/rllib.py
-
-
-def _read_yaml(path: Path) -> Any:
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"{path}: cannot read the config: {err}") from None
-
-
-def read_sections(name: str, sections: tuple[str, ...]) -> tuple[Path, dict[str, Any]]:
-    """Config ``name`` as its path and a mapping of sections, each one of ``sections``."""
-    path = find_config(name)
-    data = _read_yaml(path)
-    data = {} if data is None else data
-    allowed = ", ".join(sections)
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path.name}: a config is a mapping with {allowed}; got {data!r}")
-    unknown = sorted(set(data) - set(sections), key=str)
-    if unknown:
-        hint = " (a value: section: train with train/afterstate.py)" if "value" in unknown else ""
-        if "league" in unknown:
-            hint = " (a league: section: train with train/league.py)"
-        if "learner" in unknown:
-            hint = " (a learner: section: train with train/handvalue.py)"
-        raise ConfigError(f"unknown section(s) {unknown} in {path}; allowed: {allowed}{hint}")
-    return path, data
 
 
 def load_env_run(
@@ -394,7 +307,7 @@ def load_env_run(
     path, data = read_sections(name, SECTIONS)
     if data.get("env") is None:
         raise ConfigError(f"{path.name}: env: is missing; it needs id: (a Gymnasium id)")
-    env = _build(EnvConfig, data["env"], f"{path.name}: env")
+    env = build(EnvConfig, data["env"], f"{path.name}: env")
     env.kwargs = {**env.kwargs, **(env_kwargs or {})}
     try:
         games.by_gym_id(env.id)
@@ -403,8 +316,7 @@ def load_env_run(
     run_data = data.get("run") or {}
     if not isinstance(run_data, dict):
         raise ConfigError(f"{path.name}: run: must be a mapping, got {run_data!r}")
-    run_data = {**run_data, **{k: v for k, v in (overrides or {}).items() if v is not None}}
-    run = _build(RunConfig, run_data, f"{path.name}: run")
+    run = build(RunConfig, run_data, f"{path.name}: run", overrides)
     check_run(run, f"{path.name}: run")
     if run.engine not in ("auto", "batched", "scalar"):
         raise ConfigError(f"run.engine must be 'auto', 'batched' or 'scalar', got {run.engine!r}")
@@ -707,9 +619,9 @@ def main(argv: list[str] | None = None) -> Path:
         "run": dataclasses.asdict(cfg.run),
     }
     write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
-    _repair_csv(metrics_path)  # a row cut short by a kill was never written
+    repair_csv(metrics_path)  # a row cut short by a kill was never written
     started = time.perf_counter()
-    last = _last_row(metrics_path) if args.resume else {}
+    last = last_row(metrics_path) if args.resume else {}
     wall_before = float(last.get("wall_s", 0.0))
     # Where the wall time goes (seconds, summed over the run, resumed runs included): stepping
     # the envs with the policy (rollout), PPO's gradient epochs (update), evaluations (eval).
@@ -736,7 +648,7 @@ def main(argv: list[str] | None = None) -> Path:
         row["steps_per_s"] = ""  # env steps per training second, this process so far
         if step > since["step"] and train_s > since["train_s"]:
             row["steps_per_s"] = (step - since["step"]) / (train_s - since["train_s"])
-        _append_csv(metrics_path, row)
+        append_csv(metrics_path, row)
         return row
 
     class Periodic(BaseCallback):
@@ -914,40 +826,6 @@ def _next_multiple(step: int, every: int) -> int:
     return (step // every + 1) * every
 
 
-def _append_csv(path: Path, row: dict[str, float]) -> None:
-    """Append ``row`` (flushed to disk), so a kill cannot take earlier rows with it. A row with
-    new columns (a resumed run measuring more) rewrites the file widened, atomically."""
-    header: list[str] = []
-    if path.exists() and path.stat().st_size:
-        with path.open(newline="") as f:
-            header = next(csv.reader(f), [])
-    if header and set(row) <= set(header):
-        with path.open("a", newline="") as f:
-            csv.DictWriter(f, fieldnames=header).writerow(row)
-            f.flush()
-            os.fsync(f.fileno())
-        return
-    rows = []
-    if header:
-        with path.open(newline="") as f:
-            rows = list(csv.DictReader(f))
-    fields = list(dict.fromkeys(header + list(row)))
-    with atomic_write(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows([*rows, row])
-
-
-def _repair_csv(path: Path) -> None:
-    """Drop a last row that a kill cut short (no newline yet): it was never written whole."""
-    if not path.exists():
-        return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with atomic_write(path) as f:
-            f.write(data[: data.rfind(b"\n") + 1])
-
-
 def _evaluation_missing(path: Path, step: int, every: int) -> bool:
     """Whether the last evaluation due by ``step`` (a checkpoint's) has no row: the run was
     killed between saving that checkpoint and measuring it."""
@@ -959,14 +837,6 @@ def _evaluation_missing(path: Path, step: int, every: int) -> bool:
     with path.open(newline="") as f:
         done = [int(float(r["timesteps"])) for r in csv.DictReader(f)]
     return not any(due <= t <= step for t in done)
-
-
-def _last_row(path: Path) -> dict[str, str]:
-    if not path.exists():
-        return {}
-    with path.open() as f:
-        rows = list(csv.DictReader(f))
-    return rows[-1] if rows else {}
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:

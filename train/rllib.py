@@ -60,12 +60,10 @@ from agents import make_agent  # noqa: E402
 from agents.atomic import fsync_dir, write_text  # noqa: E402
 from envs import games  # noqa: E402
 from envs.cli import add_rule_argument, rule_options  # noqa: E402
+from train.config import ConfigError, append_csv, last_row  # noqa: E402
 from train.ppo import (  # noqa: E402
     Config,
-    ConfigError,
-    _append_csv,
     _chips,
-    _last_row,
     _next_multiple,
     batched,
     check_env_and_opponents,
@@ -388,7 +386,7 @@ def main(argv: list[str] | None = None) -> Path:
         best_known = None if _chips(cfg) else optimal_score(cfg)
         metrics_path = run_dir / "metrics.csv"
         started = time.perf_counter()
-        wall_before = float(_last_row(metrics_path).get("wall_s", 0.0)) if args.resume else 0.0
+        wall_before = float(last_row(metrics_path).get("wall_s", 0.0)) if args.resume else 0.0
         if not args.resume and metrics_path.exists():
             metrics_path.unlink()
 
@@ -396,7 +394,7 @@ def main(argv: list[str] | None = None) -> Path:
             row = {"timesteps": step, "wall_s": wall_before + time.perf_counter() - started}
             agent = RLlibAgent.from_module(algo.get_module(mid))
             row.update(measure(agent, cfg, n_episodes, best_known))
-            _append_csv(metrics_path, row)
+            append_csv(metrics_path, row)
             return row
 
         if not args.resume:

@@ -197,13 +197,14 @@ def test_self_play_pool_feeds_snapshots_back_as_opponents(tmp_path):
 
 
 def test_metrics_widen_when_a_resumed_run_measures_more(tmp_path):
-    from train.ppo import _append_csv, plot_curve
+    from train.config import append_csv
+    from train.ppo import plot_curve
 
     path = tmp_path / "metrics.csv"
-    _append_csv(
+    append_csv(
         path, {"timesteps": 0, "wall_s": 1.0, "heuristic_chips": -0.5, "heuristic_chips_ci95": 0.1}
     )
-    _append_csv(
+    append_csv(
         path,
         {
             "timesteps": 10,
@@ -543,16 +544,16 @@ def test_a_fresh_start_beside_checkpoints_is_an_error(tmp_path):
 def test_metrics_rows_are_appended_and_a_cut_row_is_dropped(tmp_path):
     import os
 
-    from train.ppo import _append_csv, _repair_csv
+    from train.config import append_csv, repair_csv
 
     path = tmp_path / "metrics.csv"
-    _append_csv(path, {"timesteps": 0, "wall_s": 1.0})
+    append_csv(path, {"timesteps": 0, "wall_s": 1.0})
     inode, first = os.stat(path).st_ino, path.read_bytes()
-    _append_csv(path, {"timesteps": 128, "wall_s": 2.0})
+    append_csv(path, {"timesteps": 128, "wall_s": 2.0})
     assert os.stat(path).st_ino == inode and path.read_bytes().startswith(first)  # appended
     with path.open("a") as f:
         f.write("256,3.")  # a kill in the middle of a row
-    _repair_csv(path)
+    repair_csv(path)
     assert [r["timesteps"] for r in rows(path)] == ["0", "128"]
 
 
