@@ -52,7 +52,14 @@ from envs import games  # noqa: E402
 from envs.batched.scorecard import BatchedScorecard  # noqa: E402
 from envs.rules.scorecard import total_bounds  # noqa: E402
 from envs.vector import play_games  # noqa: E402
-from train.ppo import read_sections  # noqa: E402  (one config reader)
+from train.config import (  # noqa: E402  (the shared config reader and metrics file)
+    ConfigError,
+    append_csv,
+    build,
+    check_positive,
+    is_int,
+    read_sections,
+)
 
 
 @dataclass
@@ -108,62 +115,27 @@ class Config:
         return Path(self.run.out_dir) / f"{self.game}__{self.name}__{self.run.seed}"
 
 
-def _build(cls, data: Any, where: str):
-    """Dataclass ``cls`` from a mapping; an unknown or mistyped key is a one-line error."""
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ValueError(f"{where} must be a mapping, got {data!r}")
-    known = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise ValueError(f"unknown key(s) {unknown} in {where}; allowed: {sorted(known)}")
-    out = cls(**data) if all(k in data for k, f in known.items() if _required(f)) else None
-    if out is None:
-        missing = sorted(k for k, f in known.items() if _required(f) and k not in data)
-        raise ValueError(f"{where} needs {missing}")
-    for name, f in known.items():
-        value = getattr(out, name)
-        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-        if default is dataclasses.MISSING:
-            continue
-        is_bool = isinstance(value, bool)
-        ok = isinstance(value, type(default)) and is_bool == isinstance(default, bool)
-        if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
-            ok = True
-        if not ok:
-            raise ValueError(f"{where}.{name} must be {type(default).__name__}, got {value!r}")
-        low = 0 if name == "seed" else 1 if isinstance(default, int) else None
-        number = isinstance(value, int | float) and not is_bool
-        if number and ((low is None and not value > 0) or (low is not None and value < low)):
-            least = "> 0" if low is None else f">= {low}"
-            raise ValueError(f"{where}.{name} must be {least}, got {value!r}")
-    return out
-
-
-def _required(f: dataclasses.Field) -> bool:
-    return f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-
-
 def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
+    """Read and check config ``name`` (``overrides``: ``run:`` fields, the command line's);
+    every problem is one ConfigError line naming the key, the value and what is allowed."""
     path, data = read_sections(name, ("env", "value", "run"))
-    env = _build(EnvConfig, data.get("env"), f"{path.name}: env")
+    env = build(EnvConfig, data.get("env"), f"{path.name}: env")
     game = games.by_gym_id(env.id)
     if not game.batched_engine or game.result != "points":
-        raise ValueError(f"{path.name}: env.id must be a scorecard game, got {env.id!r}")
+        raise ConfigError(f"{path.name}: env.id must be a scorecard game, got {env.id!r}")
     game.make_rules(**env.kwargs)  # unknown or bad rule options: one line, before anything
-    run_data = {
-        **(data.get("run") or {}),
-        **{k: v for k, v in (overrides or {}).items() if v is not None},
-    }
-    run = _build(RunConfig, run_data, f"{path.name}: run")
-    value = _build(ValueConfig, data.get("value"), f"{path.name}: value")
+    run = build(RunConfig, data.get("run"), f"{path.name}: run", overrides)
+    value = build(ValueConfig, data.get("value"), f"{path.name}: value")
+    for section, where in ((run, "run"), (value, "value")):
+        check_positive(section, f"{path.name}: {where}")
     if value.warm_start not in ("none", "optimal"):
-        raise ValueError(
+        raise ConfigError(
             f"{path.name}: value.warm_start must be 'none' or 'optimal', got {value.warm_start!r}"
         )
-    if not value.hidden or any(not isinstance(h, int) or h < 1 for h in value.hidden):
-        raise ValueError(f"{path.name}: value.hidden must be a list of widths >= 1")
+    if not value.hidden or any(not is_int(h) or h < 1 for h in value.hidden):
+        raise ConfigError(
+            f"{path.name}: value.hidden must be a list of widths >= 1, got {value.hidden!r}"
+        )
     return Config(path.stem, env, value, run)
 
 
@@ -189,31 +161,6 @@ def optimal_score(cfg: Config) -> float:
     from agents.optimal.yahtzee import solve
 
     return solve(games.by_gym_id(cfg.env.id).make_rules(**cfg.env.kwargs)).expected_score
-
-
-def _append_csv(path: Path, row: dict[str, float]) -> None:
-    """Append ``row`` (flushed at once); a row with new columns (a resumed run measuring
-    more) rewrites the file with the wider header, through a temporary file and a rename."""
-    header: list[str] = []
-    if path.exists():
-        with path.open() as f:
-            header = next(csv.reader(f), [])
-    if header and not set(row) <= set(header):
-        with path.open() as f:
-            rows = list(csv.DictReader(f))
-        tmp = path.with_name(path.name + ".tmp")
-        with tmp.open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(dict.fromkeys([*header, *row])))
-            writer.writeheader()
-            writer.writerows([*rows, row])
-        tmp.replace(path)
-        return
-    with path.open("a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=header or list(row))
-        if not header:
-            writer.writeheader()
-        writer.writerow(row)
-        f.flush()
 
 
 def plot_curve(metrics: Path, out: Path, title: str, best: float) -> None:
@@ -322,7 +269,7 @@ def main(argv: list[str] | None = None) -> Path:
         row = {"games": played, "wall_s": round(wall(), 2)}
         row.update(evaluate(AfterstateAgent(net, cfg.game, **cfg.env.kwargs), cfg, n_games))
         row["pct_optimal"] = 100 * row["score"] / best
-        _append_csv(metrics, row)
+        append_csv(metrics, row)
         net.train()
         return row
 

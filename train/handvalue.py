@@ -44,9 +44,15 @@ from agents.handvalue import HandValueAgent, HandValues, load_values, save_value
 from envs import games  # noqa: E402
 from envs.batched.dice_poker import BatchedDicePoker  # noqa: E402
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules  # noqa: E402
-from train.afterstate import _append_csv, _build  # noqa: E402  (the shared config checks)
+from train.config import (  # noqa: E402  (the shared config reader and metrics file)
+    ConfigError,
+    append_csv,
+    build,
+    check_positive,
+    is_int,
+    read_sections,
+)
 from train.dice_poker_seats import seat_results  # noqa: E402
-from train.ppo import read_sections  # noqa: E402
 
 TABLE_KEYS = ("n_players", "opponents")  # the table options a config may set
 PRIORS = ("optimistic", "zero")
@@ -108,38 +114,40 @@ class Config:
 
 
 def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
+    """Read and check config ``name`` (``overrides``: ``run:`` fields, the command line's);
+    every problem is one ConfigError line naming the key, the value and what is allowed."""
     path, data = read_sections(name, ("env", "learner", "run"))
-    env = _build(EnvConfig, data.get("env"), f"{path.name}: env")
+    env = build(EnvConfig, data.get("env"), f"{path.name}: env")
     game = games.by_gym_id(env.id)
     if game.name not in games.names_for(DicePokerRules):
-        raise ValueError(
+        raise ConfigError(
             f"{path.name}: env.id must be a dice poker game "
             f"({[games.get(g).gym_id for g in games.names_for(DicePokerRules)]}), got {env.id!r}"
         )
     cfg = Config(path.stem, env, LearnerConfig(), RunConfig())
     lo, hi = game.players
     n = cfg.n_players
-    if isinstance(n, bool) or not isinstance(n, int) or not lo <= n <= hi:
-        raise ValueError(f"{path.name}: env.kwargs.n_players must be {lo}..{hi}, got {n!r}")
+    if not is_int(n) or not lo <= n <= hi:
+        raise ConfigError(f"{path.name}: env.kwargs.n_players must be {lo}..{hi}, got {n!r}")
     opp = cfg.opponents
     if not isinstance(opp, str) or opp.startswith("handvalue:"):
-        raise ValueError(
+        raise ConfigError(
             f"{path.name}: env.kwargs.opponents must be one agent name (it sits in every other "
             f"seat), e.g. 'heuristic' or 'optimal', got {opp!r}"
         )
     make_agent(opp, game.name, **cfg.rule_options)  # unknown agent or bad rule: one line, now
-    run_data = {
-        **(data.get("run") or {}),
-        **{k: v for k, v in (overrides or {}).items() if v is not None},
-    }
-    cfg.run = _build(RunConfig, run_data, f"{path.name}: run")
-    cfg.learner = _build(LearnerConfig, data.get("learner"), f"{path.name}: learner")
+    cfg.run = build(RunConfig, data.get("run"), f"{path.name}: run", overrides)
+    cfg.learner = build(LearnerConfig, data.get("learner"), f"{path.name}: learner")
+    for section, where in ((cfg.run, "run"), (cfg.learner, "learner")):
+        check_positive(section, f"{path.name}: {where}")
     if cfg.learner.prior not in PRIORS:
-        raise ValueError(
+        raise ConfigError(
             f"{path.name}: learner.prior must be one of {list(PRIORS)}, got {cfg.learner.prior!r}"
         )
     if not 0 < cfg.learner.decay <= 1:
-        raise ValueError(f"{path.name}: learner.decay must be in (0, 1], got {cfg.learner.decay!r}")
+        raise ConfigError(
+            f"{path.name}: learner.decay must be in (0, 1], got {cfg.learner.decay!r}"
+        )
     return cfg
 
 
@@ -294,7 +302,7 @@ def main(argv: list[str] | None = None) -> Path:
         }
         row.update({f"chips_place{p}": c for p, c in enumerate(r["seat_chips"])})
         row.update({f"win_place{p}": w for p, w in enumerate(r["seat_win"])})
-        _append_csv(metrics, row)
+        append_csv(metrics, row)
         return r
 
     def checkpoint() -> None:

@@ -175,11 +175,11 @@ def test_tiny_training_run_resume_and_agent(tmp_path):
 @pytest.mark.parametrize(
     ("section", "change", "message"),
     [
-        ("run", {"n_games": 0}, "run.n_games must be >= 1"),
-        ("run", {"seed": -1}, "run.seed must be >= 0"),
-        ("value", {"learning_rate": 0.0}, "value.learning_rate must be > 0"),
+        ("run", {"n_games": 0}, "run.n_games must be a whole number >= 1, got 0$"),
+        ("run", {"seed": -1}, "run.seed must be a whole number >= 0, got -1$"),
+        ("value", {"learning_rate": 0.0}, "value.learning_rate must be a number > 0, got 0.0$"),
         ("run", {"n_gmaes": 3}, "unknown key"),
-        ("value", {"learning_rate": "fast"}, "value.learning_rate must be float"),
+        ("value", {"learning_rate": "fast"}, "value.learning_rate must be a number, got 'fast'$"),
         ("value", {"hidden": [0]}, "value.hidden"),
         ("value", {"warm_start": "heuristic"}, "warm_start must be"),
         ("env", {"id": "DicePoker-v0"}, "scorecard game"),

@@ -188,7 +188,10 @@ def test_broken_files_are_clear_errors(tmp_path):
         (lambda d: d["env"]["kwargs"].update(opponents="genius"), "unknown agent 'genius'"),
         (lambda d: d["env"]["kwargs"].update(n_players=9), "n_players must be 2..6, got 9"),
         (lambda d: d["env"]["kwargs"].update(full_house_tiebreak="pair"), "full_house_tiebreak"),
-        (lambda d: d["run"].update(n_games="many"), "run.n_games must be int, got 'many'"),
+        (
+            lambda d: d["run"].update(n_games="many"),
+            "run.n_games must be a whole number, got 'many'",
+        ),
     ],
 )
 def test_config_errors_name_the_bad_key(tmp_path, edit, message):
