@@ -372,25 +372,20 @@ def evaluate(
     kwargs.pop("reward_scale", None)  # report scores in points
     if batched(cfg):  # every episode at once on the batched engine
         totals = play_games(agent.act_batch, cfg.env.id, n_episodes, seed, **kwargs)
-        out = {
-            "mean": float(totals.mean()),
-            "ci95": float(1.96 * totals.std(ddof=1) / np.sqrt(len(totals))),
-        }
-        if _chips(cfg):
-            out["win_rate"] = float((totals > 0).mean())
-        return out
-    env = gym.make(cfg.env.id, **kwargs)
-    totals = []
-    agent.seed(seed)
-    for episode in range(n_episodes):
-        obs, info = env.reset(seed=seed + episode)
-        total, done = 0.0, False
-        while not done:
-            obs, reward, terminated, truncated, info = env.step(agent.act(obs, info["action_mask"]))
-            total += reward
-            done = terminated or truncated
-        totals.append(total)
-    totals = np.array(totals)
+    else:
+        env = gym.make(cfg.env.id, **kwargs)
+        results = []
+        agent.seed(seed)
+        for episode in range(n_episodes):
+            obs, info = env.reset(seed=seed + episode)
+            total, done = 0.0, False
+            while not done:
+                action = agent.act(obs, info["action_mask"])
+                obs, reward, terminated, truncated, info = env.step(action)
+                total += reward
+                done = terminated or truncated
+            results.append(total)
+        totals = np.array(results)
     out = {
         "mean": float(totals.mean()),
         "ci95": float(1.96 * totals.std(ddof=1) / np.sqrt(len(totals))),
@@ -720,15 +715,7 @@ def main(argv: list[str] | None = None) -> Path:
             env = gym.make(cfg.env.id, render_mode="rgb_array", **cfg.env.kwargs)
             record_episode(env, agent, run_dir / "videos" / f"game_{k}.gif", seed=20_000_000 + k)
     vec.close()
-    plot_curve(metrics_path, run_dir / "curve.png", cfg, best_known)
-    # The heuristic player in the learner's place, on the same episodes: the yardstick.
-    rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
-    heuristic = make_agent("heuristic", cfg.game, **rules)
-    reference = measure(heuristic, cfg, cfg.run.final_eval_episodes, best_known)
-    write_text(
-        run_dir / "final.json",
-        json.dumps({"ppo": final, "heuristic_in_its_place": reference, "optimal": best_known}),
-    )
+    reference = finish(cfg, metrics_path, final, best_known)
     print(f"\n{cfg.run_name}: {model.num_timesteps} steps in {final['wall_s']:.0f} s")
     train_s = clock["rollout_s"] + clock["update_s"]
     if train_s > 0:
@@ -744,6 +731,23 @@ def main(argv: list[str] | None = None) -> Path:
         f"game={cfg.game!r}))"
     )
     return run_dir
+
+
+def finish(
+    cfg: Config, metrics_path: Path, final: dict[str, float], best_known: float | None
+) -> dict[str, float]:
+    """The end of a run of a ppo config (train/ppo.py, train/rllib.py): ``curve.png``, the
+    heuristic player measured in the learner's place on the same episodes (the yardstick,
+    returned), and ``final.json`` with the learner's ``final`` row beside it."""
+    plot_curve(metrics_path, cfg.run_dir / "curve.png", cfg, best_known)
+    rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
+    heuristic = make_agent("heuristic", cfg.game, **rules)
+    reference = measure(heuristic, cfg, cfg.run.final_eval_episodes, best_known)
+    write_text(
+        cfg.run_dir / "final.json",
+        json.dumps({"ppo": final, "heuristic_in_its_place": reference, "optimal": best_known}),
+    )
+    return reference
 
 
 def measure(

@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import inspect
-import json
 import os
 import random
 import shutil
@@ -67,11 +66,11 @@ from train.ppo import (  # noqa: E402
     _next_multiple,
     batched,
     check_env_and_opponents,
+    finish,
     format_result,
     load_env_run,
     measure,
     optimal_score,
-    plot_curve,
 )
 
 # RLlib's settings that this script sets itself (from env:, run: and the command line).
@@ -423,14 +422,7 @@ def main(argv: list[str] | None = None) -> Path:
         algo.stop()
     finally:
         ray.shutdown()
-    plot_curve(metrics_path, run_dir / "curve.png", cfg, best_known)
-    rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
-    heuristic = make_agent("heuristic", cfg.game, **rules)
-    reference = measure(heuristic, cfg, cfg.run.final_eval_episodes, best_known)
-    write_text(
-        run_dir / "final.json",
-        json.dumps({"ppo": final, "heuristic_in_its_place": reference, "optimal": best_known}),
-    )
+    reference = finish(cfg, metrics_path, final, best_known)
     print(f"\n{cfg.run_name}: {steps} steps in {final['wall_s']:.0f} s")
     print("RLlib     " + format_result(final, cfg, best_known).replace("\n", "\n          "))
     print("heuristic " + format_result(reference, cfg, best_known).replace("\n", "\n          "))
