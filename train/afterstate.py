@@ -47,7 +47,7 @@ from agents.afterstate import (  # noqa: E402
     save_value,
     turn_plan,
 )
-from agents.atomic import write_text  # noqa: E402
+from agents.atomic import atomic_write, write_text  # noqa: E402
 from envs import games  # noqa: E402
 from envs.batched.scorecard import BatchedScorecard  # noqa: E402
 from envs.rules.scorecard import total_bounds  # noqa: E402
@@ -185,7 +185,8 @@ def plot_curve(metrics: Path, out: Path, title: str, best: float) -> None:
     ax.set_title(title)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out, dpi=100)
+    with atomic_write(out) as f:
+        fig.savefig(f, format="png", dpi=100)
     plt.close(fig)
 
 

@@ -39,7 +39,7 @@ if str(ROOT) not in sys.path:  # run as a script: the repository's packages firs
     sys.path.insert(0, str(ROOT))
 
 from agents import make_agent  # noqa: E402
-from agents.atomic import write_text  # noqa: E402
+from agents.atomic import atomic_write, write_text  # noqa: E402
 from agents.handvalue import HandValueAgent, HandValues, load_values, save_values  # noqa: E402
 from envs import games  # noqa: E402
 from envs.batched.dice_poker import BatchedDicePoker  # noqa: E402
@@ -227,7 +227,8 @@ def plot_curve(metrics: Path, out: Path, title: str) -> None:
     ax.set_title(title)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out, dpi=100)
+    with atomic_write(out) as f:
+        fig.savefig(f, format="png", dpi=100)
     plt.close(fig)
 
 

@@ -376,15 +376,18 @@ def evaluate(
         env = gym.make(cfg.env.id, **kwargs)
         results = []
         agent.seed(seed)
-        for episode in range(n_episodes):
-            obs, info = env.reset(seed=seed + episode)
-            total, done = 0.0, False
-            while not done:
-                action = agent.act(obs, info["action_mask"])
-                obs, reward, terminated, truncated, info = env.step(action)
-                total += reward
-                done = terminated or truncated
-            results.append(total)
+        try:
+            for episode in range(n_episodes):
+                obs, info = env.reset(seed=seed + episode)
+                total, done = 0.0, False
+                while not done:
+                    action = agent.act(obs, info["action_mask"])
+                    obs, reward, terminated, truncated, info = env.step(action)
+                    total += reward
+                    done = terminated or truncated
+                results.append(total)
+        finally:
+            env.close()
         totals = np.array(results)
     out = {
         "mean": float(totals.mean()),
