@@ -112,7 +112,7 @@ class DicePokerHeuristic(Agent):
         every multiset, compiled once), valued by the very same :meth:`_value` (kept in a
         table filled as new situations appear), the same tie order."""
         if not hasattr(self, "_batch"):
-            self._batch = _BatchTables(self)
+            self._batch = _batch_tables(self)
         t = self._batch
         n = self.rules.n_dice
         obs = np.asarray(observations)
@@ -163,6 +163,20 @@ class DicePokerHeuristic(Agent):
         if all(counts):
             return set(dice)
         return {f for f in range(1, 7) if counts[f - 1] >= 2}
+
+
+_SHARED: dict[DicePokerRules, _BatchTables] = {}
+
+
+def _batch_tables(agent: DicePokerHeuristic) -> _BatchTables:
+    """The :class:`_BatchTables` of ``agent``: one per rule set for every plain
+    ``DicePokerHeuristic`` (its tables and values depend on the rules alone, so the values one
+    agent filled in serve the next), a private one for a subclass."""
+    if type(agent) is not DicePokerHeuristic:
+        return _BatchTables(agent)
+    if agent.rules not in _SHARED:
+        _SHARED[agent.rules] = _BatchTables(agent)
+    return _SHARED[agent.rules]
 
 
 class _BatchTables:

@@ -628,21 +628,30 @@ class _OptimalTables:
             v = [int(x) for x in hand_vector(keys.hands[i])]
             self.target[((v[0] + 1) * 37 + v[1]) * 49 + v[2] * 7 + v[3]] = i
         self.ids = np.full((7, 6, len(keys.keys) + 1, 7), -1, dtype=np.int64)
-        self._pick1: list[np.ndarray] = []
-        self._pick2: list[np.ndarray] = []
-        self.pick1 = self.pick2 = np.zeros((0, 0), dtype=np.int64)
+        # the picks of policy id i are rows i of pick1 / pick2; the arrays grow by doubling
+        # (``known`` rows filled), so meeting a new policy costs no restacking of the others
+        self.known = 0
+        self.pick1 = np.zeros((0, len(shape.finals)), dtype=np.int64)
+        self.pick2 = np.zeros((0, shape.choice2.n_rows), dtype=np.int64)
 
     def policy_ids(self, agent, players, position, target, count) -> np.ndarray:
         at = (players, position, target + 1, count)
         ids = self.ids[at]
         if (ids < 0).any():
             new = np.unique(np.stack([a[ids < 0] for a in at], axis=1), axis=0)
+            if self.known + len(new) > len(self.pick1):
+                size = max(2 * len(self.pick1), self.known + len(new), 16)
+                for name in ("pick1", "pick2"):
+                    old = getattr(self, name)
+                    grown = np.zeros((size, old.shape[1]), dtype=np.int64)
+                    grown[: self.known] = old[: self.known]
+                    setattr(self, name, grown)
             for p, pos, tt, c in new.tolist():
                 pol = agent.policy(p, pos, None if tt == 0 else tt - 1, c)
-                self.ids[p, pos, tt, c] = len(self._pick1)
-                self._pick1.append(pol.pick1.astype(np.int64))
-                self._pick2.append(pol.pick2.astype(np.int64))
-            self.pick1, self.pick2 = np.stack(self._pick1), np.stack(self._pick2)
+                self.ids[p, pos, tt, c] = self.known
+                self.pick1[self.known] = pol.pick1
+                self.pick2[self.known] = pol.pick2
+                self.known += 1
             ids = self.ids[at]
         return ids
 
