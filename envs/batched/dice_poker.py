@@ -99,6 +99,119 @@ def hand_table(rules: DicePokerRules) -> HandTable:
     return HandTable(n, powers, index, strength, vector, counts, best_vector, legal, len(keys))
 
 
+@dataclass(frozen=True)
+class TurnStates:
+    """Every state of a turn as one id, and the moves between them as table lookups.
+
+    A turn state is what the dice of the player to act are: the sorted multiset of the
+    first roll (or of any roll without the lock rule), ids ``0 .. n_hands - 1`` in
+    ``multisets(n_dice)`` order (so a state id below ``n_finals`` is the multiset id), and
+    under the lock rule after the second roll the (frozen K, free O) pair, ids from
+    ``n_finals`` on. Per state id: ``dice`` (the dice as the scalar game sorts them:
+    ascending, unfrozen before frozen on equal faces), ``frozen``, ``mid`` (the multiset id
+    of the dice) and ``fbits`` (the frozen bit set). ``kept[s, a]``: the sub-multiset id
+    (``subs``: every multiset of 0..n_dice dice) of the dice re-roll bit set ``a`` keeps.
+    ``radix[f]``: the count code of one die of face f (``sum radix[d]`` over a handful of
+    dice is unique per multiset; ``sub_of_code`` maps it to the sub id). ``after[k, K, O]``:
+    the state after the roll that made ``rolls_used`` ``k + 2``, keeping sub ``K`` and rolling
+    sub ``O`` (-1 where the sizes do not add up to n_dice). After the third roll only the
+    hand matters (the turn ends), so that roll leads to the multiset's plain state.
+    """
+
+    n_dice: int
+    n_finals: int
+    dice: np.ndarray
+    frozen: np.ndarray
+    mid: np.ndarray
+    fbits: np.ndarray
+    kept: np.ndarray
+    radix: np.ndarray
+    sub_of_code: np.ndarray
+    final_of_code: np.ndarray
+    action_bits: np.ndarray
+    after: np.ndarray
+
+
+@cache
+def turn_states(n_dice: int, lock: bool) -> TurnStates:
+    """The (cached) :class:`TurnStates` of ``n_dice`` dice with or without the lock rule."""
+    nd = n_dice
+    radix = np.zeros(7, dtype=np.int32)
+    radix[1:] = (nd + 1) ** np.arange(6)
+    subs = [m for k in range(nd + 1) for m in multisets(k)]
+    sub_code = np.array([radix[list(m)].sum() for m in subs], dtype=np.int64)
+    sub_size = np.array([len(m) for m in subs])
+    sub_of_code = np.full((nd + 1) ** 6, -1, dtype=np.int16)
+    sub_of_code[sub_code] = np.arange(len(subs))
+    finals = multisets(nd)
+    final_of_code = np.full((nd + 1) ** 6, -1, dtype=np.int16)
+    final_of_code[sub_code[sub_size == nd]] = np.arange(len(finals))
+    sub_id = {m: i for i, m in enumerate(subs)}
+    dice = [list(f) for f in finals]
+    frozen = [[False] * nd for _ in finals]
+    n_subs = len(subs)
+    merge = np.full((n_subs, n_subs), -1, dtype=np.int16)
+    fits = sub_size[:, None] + sub_size[None, :] == nd
+    both = (sub_code[:, None] + sub_code[None, :])[fits]
+    merge[fits] = final_of_code[both]
+    second = merge.copy()
+    if lock:
+        for k in range(1, nd):
+            for held in multisets(k):
+                for free in multisets(nd - k):
+                    key = sorted([2 * d + 1 for d in held] + [2 * d for d in free])
+                    second[sub_id[held], sub_id[free]] = len(dice)
+                    dice.append([x >> 1 for x in key])
+                    frozen.append([bool(x & 1) for x in key])
+    dice_a = np.array(dice, dtype=np.int8)
+    frozen_a = np.array(frozen, dtype=bool)
+    mid = final_of_code[radix[dice_a].sum(axis=1)]
+    fbits = (frozen_a * (1 << np.arange(nd))).sum(axis=1).astype(np.int64)
+    action_bits = ((np.arange(2**nd)[:, None] >> np.arange(nd)) & 1).astype(np.int32)
+    kept_code = (radix[dice_a][:, None, :] * (1 - action_bits)[None]).sum(axis=2)
+    kept = sub_of_code[kept_code]
+    after = np.stack([second, merge])
+    arrays = (dice_a, frozen_a, mid, fbits, kept, radix, sub_of_code, final_of_code)
+    for a in (*arrays, action_bits, after):
+        a.flags.writeable = False
+    return TurnStates(nd, len(finals), *arrays, action_bits, after)
+
+
+@dataclass(frozen=True)
+class _StateTables:
+    """Per turn state of one rule set: the observation's dice fields (``dice``, ``frozen``,
+    ``face_counts``, ``hand`` through the layout, every other field 0; a last row for
+    someone else's turn), the legal re-roll bit sets and the hand's strength."""
+
+    observation: np.ndarray
+    legal: np.ndarray
+    strength: np.ndarray
+
+
+@cache
+def _state_tables(rules: DicePokerRules) -> _StateTables:
+    t, s = hand_table(rules), turn_states(rules.n_dice, rules.lock_kept_dice)
+    lay = obs_layout(rules.n_dice)
+    k = len(s.mid)
+    zero = {f.name: np.zeros((k + 1,) + (() if f.size is None else (f.size,))) for f in lay.fields}
+    dice = np.zeros((k + 1, rules.n_dice))
+    dice[:k] = s.dice
+    frozen = np.zeros((k + 1, rules.n_dice))
+    frozen[:k] = s.frozen
+    counts = np.zeros((k + 1, 6))
+    counts[:k] = t.counts[s.mid]
+    hand = np.repeat(t.best_vector[:1], k + 1, axis=0)
+    hand[:k] = t.vector[s.mid]
+    observation = lay.encode(
+        **{**zero, "dice": dice, "frozen": frozen, "face_counts": counts, "hand": hand}
+    )
+    legal = t.legal[s.fbits]
+    strength = t.strength[s.mid]
+    for a in (observation, legal, strength):
+        a.flags.writeable = False
+    return _StateTables(observation, legal, strength)
+
+
 def _check_count(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         raise ValueError(f"the number of tables must be an integer >= 1, got {n!r}")
@@ -142,9 +255,10 @@ def _faces(chance: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
 class BatchedDicePoker:
     """``n`` tables of prison dice poker, every seat driven from outside (module docstring).
 
-    State (leading axis = table): ``dice`` (n, n_dice) sorted int8 and ``frozen`` bool (the
-    dice of the player to act; unfrozen before frozen on equal faces, as the scalar game
-    sorts them), ``rolls_used``; the round: ``seats`` (n, n_players) in round order (-1
+    State (leading axis = table): the dice of the player to act as one turn-state id
+    (:class:`TurnStates`; the properties ``dice``, (n, n_dice) sorted int8, and ``frozen``
+    bool, unfrozen before frozen on equal faces as the scalar game sorts them, read it),
+    ``rolls_used``; the round: ``seats`` (n, n_players) in round order (-1
     padded), ``round_len``, ``turn`` (place of the player to act), ``best`` (strength of
     the best finished hand, -1 none), ``best_count``, ``holders`` (n, n_players) bool,
     ``playoff``; the match: ``first`` (starter of game 1), ``games_played``, ``chips``
@@ -185,13 +299,13 @@ class BatchedDicePoker:
         self.table = hand_table(self.rules)
         self.layout = obs_layout(nd)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        self._pos = np.arange(nd, dtype=np.int64)
-        self._bits = (1 << self._pos).astype(np.int64)
         self._seat_ids = np.arange(P, dtype=np.int8)
-        self._offset = int(self.table.powers.sum())  # the code of dice all ones is 0
+        self.turns = turn_states(nd, self.rules.lock_kept_dice)
+        self._by_state = _state_tables(self.rules)
         n = self.n
-        self.dice = np.ones((n, nd), dtype=np.int8)
-        self.frozen = np.zeros((n, nd), dtype=bool)
+        # the dice of the player to act as one turn-state id (``TurnStates``); ``dice``,
+        # ``frozen`` and the multiset id are looked up from it
+        self._sid = np.zeros(n, dtype=np.int16)
         self.rolls_used = np.zeros(n, dtype=np.int8)
         self.seats = np.full((n, P), -1, dtype=np.int8)
         self.round_len = np.zeros(n, dtype=np.int8)
@@ -206,29 +320,16 @@ class BatchedDicePoker:
         self._done = np.ones(n, dtype=bool)  # nothing to play before reset()
         self.current_player = np.full(n, -1, dtype=np.int8)
         self.last_player = np.zeros(n, dtype=np.int8)
-        # derived from dice / frozen, kept with them: the multiset id and the frozen bit set
-        self._mid = np.zeros(n, dtype=np.int16)
-        self._fbits = np.zeros(n, dtype=np.int64)
-        self._obs_table = self._observation_table()
 
-    def _observation_table(self) -> np.ndarray:
-        """Per multiset id (and a last row for someone else's turn): the observation with
-        the fields the dice decide (``dice``, ``face_counts``, ``hand``) filled in through
-        the layout, every other field 0 (:meth:`observe` writes those)."""
-        t, k = self.table, len(self.table.strength)
-        zero = {
-            f.name: np.zeros((k + 1,) + (() if f.size is None else (f.size,)))
-            for f in self.layout.fields
-        }
-        dice = np.zeros((k + 1, self.n_dice))
-        dice[:k] = multisets(self.n_dice)
-        counts = np.zeros((k + 1, 6))
-        counts[:k] = t.counts
-        hand = np.repeat(t.best_vector[:1], k + 1, axis=0)
-        hand[:k] = t.vector
-        table = self.layout.encode(**{**zero, "dice": dice, "face_counts": counts, "hand": hand})
-        table.flags.writeable = False
-        return table
+    @property
+    def dice(self) -> np.ndarray:
+        """``(n, n_dice)`` int8: the dice of the player to act, sorted (a copy)."""
+        return self.turns.dice[self._sid]
+
+    @property
+    def frozen(self) -> np.ndarray:
+        """``(n, n_dice)`` bool: which of :attr:`dice` may not be re-rolled (a copy)."""
+        return self.turns.frozen[self._sid]
 
     @property
     def done(self) -> np.ndarray:
@@ -248,24 +349,12 @@ class BatchedDicePoker:
     # -- state ----------------------------------------------------------------------------
     def dice_ids(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
         """The multiset id of each table's dice (``envs.rules.dice.multisets`` order)."""
-        return self._mid[rows].copy()
-
-    def _set_dice(self, rows: np.ndarray, dice: np.ndarray, frozen: np.ndarray | None) -> None:
-        """Sorted ``dice`` (and ``frozen``, None = none) at ``rows``, with their ids."""
-        self.dice[rows] = dice
-        codes = dice.astype(np.int64) @ self.table.powers - self._offset
-        self._mid[rows] = self.table.index[codes]
-        if frozen is None:
-            self.frozen[rows] = False
-            self._fbits[rows] = 0
-        else:
-            self.frozen[rows] = frozen
-            self._fbits[rows] = frozen.astype(np.int64) @ self._bits
+        return self.turns.mid[self._sid[rows]]
 
     def action_masks(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
         """``(n, 2**n_dice)`` bool: the legal re-roll bit sets of the player to act (none at a
         finished table)."""
-        return self.table.legal[self._fbits[rows]] & ~self._done[rows, None]
+        return self._by_state.legal[self._sid[rows]] & ~self._done[rows, None]
 
     def observe(
         self, seats: np.ndarray | None = None, rows: np.ndarray | slice = slice(None)
@@ -290,11 +379,11 @@ class BatchedDicePoker:
         own = to_act == seat
         at = self.seats[rows] == seat[:, None]
         m = len(seat)
-        # the dice's fields from the table (the layout's encoding per multiset), the rest
+        # the dice's fields from the table (the layout's encoding per turn state), the rest
         # written into their slices as layout.encode writes them
-        out = self._obs_table[np.where(own, self._mid[rows], len(self._obs_table) - 1)]
+        obs_table = self._by_state.observation
+        out = obs_table[np.where(own, self._sid[rows], len(obs_table) - 1)]
         sl = self.layout.slices
-        out[:, sl["frozen"]] = self.frozen[rows] & own[:, None]
         out[:, sl["best"]] = self.table.best_vector[self.best[rows] + 1]
         turn_left = np.where(done, 0, self.round_len[rows] - self.turn[rows] - 1)
         for name, v in (
@@ -386,7 +475,8 @@ class BatchedDicePoker:
         self._new_turn(rows, at, faces)
 
     def _new_turn(self, rows: np.ndarray, at: np.ndarray, faces: np.ndarray) -> None:
-        self._set_dice(rows, np.sort(faces[at], axis=1), None)
+        t = self.turns
+        self._sid[rows] = t.final_of_code[t.radix[faces[at]].sum(axis=1)]
         self.rolls_used[rows] = 1
         self.current_player[rows] = self.seats[rows, self.turn[rows]]
 
@@ -406,7 +496,9 @@ class BatchedDicePoker:
     def _check_rows(self, rows: np.ndarray, a: np.ndarray, who: str = "") -> None:
         inside = (a >= 0) & (a < self.n_actions)
         ok = (
-            inside & ~self._done[rows] & self.table.legal[self._fbits[rows], np.where(inside, a, 0)]
+            inside
+            & ~self._done[rows]
+            & self._by_state.legal[self._sid[rows], np.where(inside, a, 0)]
         )
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
@@ -446,23 +538,24 @@ class BatchedDicePoker:
         rolls = self.rolls_used[rows]
         reroll = a != 0
         if reroll.any():
+            # keep the dice the bit set leaves, roll the others: the next turn state is
+            # one lookup on (kept sub-multiset, rolled sub-multiset)
+            t = self.turns
             r = np.flatnonzero(reroll)
             g = rows[r]
-            bits = ((a[r, None] >> self._pos) & 1).astype(bool)
-            dice = np.where(bits, faces[r, :nd], self.dice[g])
-            rolls[r] += 1
-            frozen = self.frozen[g]
-            if self.rules.lock_kept_dice:
-                frozen = np.where((rolls[r] == 2)[:, None], ~bits, frozen)
-            key = np.sort(dice * 2 + frozen, axis=1)
-            self._set_dice(g, key >> 1, (key & 1).astype(bool))
-            self.rolls_used[g] = rolls[r]
+            ar = a[r]
+            kept = t.kept[self._sid[g], ar]
+            rolled = t.sub_of_code[(t.radix[faces[r, :nd]] * t.action_bits[ar]).sum(axis=1)]
+            now = rolls[r] + 1
+            self._sid[g] = t.after[now - 2, kept, rolled]
+            rolls[r] = now
+            self.rolls_used[g] = now
         end = ~reroll | (rolls == MAX_ROLLS)
         if not end.any():
             return pay
         e = np.flatnonzero(end)
         g = rows[e]
-        hand = self.table.strength[self._mid[g]]
+        hand = self._by_state.strength[self._sid[g]]
         seat = self.current_player[g]
         best = self.best[g]
         better = hand > best
@@ -686,4 +779,11 @@ class BatchedDicePokerSingle:
             gained[live] += pay[np.arange(len(g)), self.agent_seat[g]]
 
 
-__all__ = ["BatchedDicePoker", "BatchedDicePokerSingle", "HandTable", "hand_table"]
+__all__ = [
+    "BatchedDicePoker",
+    "BatchedDicePokerSingle",
+    "HandTable",
+    "TurnStates",
+    "hand_table",
+    "turn_states",
+]
