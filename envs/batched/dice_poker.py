@@ -618,6 +618,14 @@ def _policy(opponent: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     )
 
 
+def _table_policy(opponent: Any, core: BatchedDicePoker) -> Callable | None:
+    """The opponent's shortcut past the observation, where it has one for this table:
+    ``opponent.table_policy(core)`` returning ``act(rows, masks)`` that chooses exactly what
+    ``act_batch(core.observe(rows=rows), masks)`` would (None: no shortcut)."""
+    make = getattr(opponent, "table_policy", None)
+    return make(core) if callable(make) else None
+
+
 class BatchedDicePokerSingle:
     """``n`` tables with one learning seat each; the other seats played in batch.
 
@@ -626,6 +634,10 @@ class BatchedDicePokerSingle:
     an object with ``act_batch(observations (m, D), masks (m, A)) -> (m,)`` (an ``agents``
     Agent; its ``seed`` is called from the engine's Generator when the engine is seeded) or
     any such callable. The same object at several seats is asked once for all of them.
+    Two shortcuts, each bound to choose exactly what ``act_batch`` chooses: a policy with
+    ``table_policy(core)`` returning ``act(rows, masks)`` (not None) decides from the
+    tables' state without an observation being encoded; one with ``reads_observations =
+    False`` is handed None for the observations.
     ``agent_seat``: a seat, or ``"random"`` (drawn per table at each reset).
 
     :meth:`step` plays the learner's action, then the opponents until the learner must act
@@ -678,7 +690,14 @@ class BatchedDicePokerSingle:
                 _policy(o)  # fails early on something that cannot act
                 self.opponents.append(o)
             slot.append(next(i for i, p in enumerate(self.opponents) if p is o))
-        self._acts = [_policy(o) for o in self.opponents]
+        # per opponent: act(rows, masks) on the tables' state, or act(obs, masks) (then
+        # ``_reads[i]`` says whether it needs the observations encoded)
+        self._acts, self._direct, self._reads = [], [], []
+        for o in self.opponents:
+            direct = _table_policy(o, self.core)
+            self._direct.append(direct is not None)
+            self._reads.append(direct is None and getattr(o, "reads_observations", True))
+            self._acts.append(direct if direct is not None else _policy(o))
         self._slot = np.array(slot, dtype=np.int8)
         self.agent_seat = np.zeros(self.n, dtype=np.int8)
         self._who = np.zeros((self.n, P), dtype=np.int8)  # per seat: opponent index, -1 learner
@@ -745,6 +764,13 @@ class BatchedDicePokerSingle:
         reward[rows] += self._advance(rows)
         return reward
 
+    def _ask(self, i: int, g: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Opponent ``i``'s actions at the tables ``g`` (its turn at each)."""
+        if self._direct[i]:
+            return self._acts[i](g, masks)
+        obs = self.core.observe(rows=g) if self._reads[i] else None
+        return self._acts[i](obs, masks)
+
     def _advance(self, rows: np.ndarray) -> np.ndarray:
         """Opponents play at ``rows`` until the learner must act or the episode ends."""
         core = self.core
@@ -757,17 +783,17 @@ class BatchedDicePokerSingle:
                 return gained
             live = live[wait]
             g = g[wait]
-            obs = core.observe(rows=g)
-            masks = core.action_masks(g)
-            who = self._who[g, core.current_player[g]]
+            # the rows are running tables: the masks are the legal sets of their turn states
+            masks = core._by_state.legal[core._sid[g]]
             if len(self._acts) == 1:
-                acts = np.asarray(self._acts[0](obs, masks))
+                acts = np.asarray(self._ask(0, g, masks))
             else:
+                who = self._who[g, core.current_player[g]]
                 acts = np.zeros(len(g), dtype=np.int64)
-                for i, act in enumerate(self._acts):
+                for i in range(len(self._acts)):
                     sel = who == i
                     if sel.any():
-                        acts[sel] = act(obs[sel], masks[sel])
+                        acts[sel] = self._ask(i, g[sel], masks[sel])
             if acts.shape != (len(g),) or not np.issubdtype(acts.dtype, np.integer):
                 raise ValueError(
                     f"an opponent policy returned {acts.dtype} {acts.shape}; expected "
