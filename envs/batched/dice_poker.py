@@ -49,6 +49,7 @@ from envs.rules.seats import turn_order, winner_takes_pot
 
 EPISODES = ("game", "circle")
 MAX_PLAYERS = 6
+_LOW_BIT = np.array([(b & -b).bit_length() - 1 for b in range(1 << MAX_PLAYERS)], dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -312,7 +313,8 @@ class BatchedDicePoker:
         self.turn = np.zeros(n, dtype=np.int8)
         self.best = np.full(n, -1, dtype=np.int16)
         self.best_count = np.zeros(n, dtype=np.int8)
-        self.holders = np.zeros((n, P), dtype=bool)
+        self._hold = np.zeros(n, dtype=np.int8)  # holders of the best hand, bit s = seat s
+        self._seat_bit = (1 << np.arange(P)).astype(np.int8)
         self.playoff = np.zeros(n, dtype=np.int16)
         self.first = np.zeros(n, dtype=np.int8)
         self.games_played = np.zeros(n, dtype=np.int8)
@@ -330,6 +332,11 @@ class BatchedDicePoker:
     def frozen(self) -> np.ndarray:
         """``(n, n_dice)`` bool: which of :attr:`dice` may not be re-rolled (a copy)."""
         return self.turns.frozen[self._sid]
+
+    @property
+    def holders(self) -> np.ndarray:
+        """``(n, n_players)`` bool: the seats holding the best finished hand (a copy)."""
+        return ((self._hold[:, None] >> np.arange(self.n_players)) & 1).astype(bool)
 
     @property
     def done(self) -> np.ndarray:
@@ -471,7 +478,7 @@ class BatchedDicePoker:
         self.turn[rows] = 0
         self.best[rows] = -1
         self.best_count[rows] = 0
-        self.holders[rows] = False
+        self._hold[rows] = 0
         self._new_turn(rows, at, faces)
 
     def _new_turn(self, rows: np.ndarray, at: np.ndarray, faces: np.ndarray) -> None:
@@ -534,7 +541,6 @@ class BatchedDicePoker:
         nd, P = self.n_dice, self.n_players
         m = len(rows)
         pay = np.zeros((m, P), dtype=np.int32)
-        self.last_player[rows] = self.current_player[rows]
         rolls = self.rolls_used[rows]
         reroll = a != 0
         if reroll.any():
@@ -562,8 +568,8 @@ class BatchedDicePoker:
         same = hand == best
         self.best[g] = np.where(better, hand, best)
         self.best_count[g] = np.where(better, 1, self.best_count[g] + same)
-        mine = seat[:, None] == self._seat_ids
-        self.holders[g] = np.where(better[:, None], mine, self.holders[g] | (same[:, None] & mine))
+        bit = self._seat_bit[seat]
+        self._hold[g] = np.where(better, bit, self._hold[g] | (bit * same))
         turn = self.turn[g] + 1
         self.turn[g] = turn
         over = turn == self.round_len[g]
@@ -578,7 +584,7 @@ class BatchedDicePoker:
         won = count == 1
         if won.any():
             w, gw = o[won], go[won]
-            winner = self.holders[gw].argmax(axis=1)
+            winner = _LOW_BIT[self._hold[gw]]
             gain = winner_takes_pot(
                 np.int32(self.pot), np.int32(self.rules.ante), self._seat_ids == winner[:, None]
             )
@@ -586,8 +592,10 @@ class BatchedDicePoker:
             self.chips[gw] += gain
             self.games_played[gw] += 1
             finished = self.games_played[gw] == self.n_games
-            self._done[gw[finished]] = True
-            self.current_player[gw[finished]] = -1
+            ended = gw[finished]
+            self._done[ended] = True
+            self.last_player[ended] = self.current_player[ended]  # observe() shows their view
+            self.current_player[ended] = -1
             more = ~finished
             if more.any():
                 self._new_game(gw[more], w[more], faces[:, nd:])
@@ -596,7 +604,7 @@ class BatchedDicePoker:
             # Play-off among the tied, in this round's order from the earliest tied.
             gp, p = go[tied], o[tied]
             order = self.seats[gp].astype(np.int64)
-            keep = np.take_along_axis(self.holders[gp], np.maximum(order, 0), axis=1) & (order >= 0)
+            keep = ((self._hold[gp, None] >> np.maximum(order, 0)) & 1).astype(bool) & (order >= 0)
             pick = np.argsort(~keep, axis=1, kind="stable")
             kept = np.take_along_axis(keep, pick, axis=1)
             self.seats[gp] = np.where(kept, np.take_along_axis(order, pick, axis=1), -1)
@@ -800,7 +808,10 @@ class BatchedDicePokerSingle:
                     f"({len(g)},) integer actions"
                 )
             acts = acts.astype(np.int64)
-            core._check_rows(g, acts, who=" by an opponent")
+            inside = (acts >= 0) & (acts < core.n_actions)
+            legal = np.take_along_axis(masks, np.where(inside, acts, 0)[:, None], axis=1)[:, 0]
+            if not (inside & legal).all():
+                core._check_rows(g, acts, who=" by an opponent")  # raises, naming the table
             pay = core._step_rows(g, acts, core.draw_chance(len(g)))
             gained[live] += pay[np.arange(len(g)), self.agent_seat[g]]
 
