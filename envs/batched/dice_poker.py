@@ -532,15 +532,16 @@ class BatchedDicePoker:
         rows = _rows(which, self.n)
         faces = self._step_chance(chance, rows)
         pay = np.zeros((self.n, self.n_players), dtype=np.int32)
-        pay[rows] = self._step_rows(rows, a[rows], faces)
+        paid = self._step_rows(rows, a[rows], faces)
+        if paid is not None:
+            pay[rows] = paid
         return pay
 
-    def _step_rows(self, rows: np.ndarray, a: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    def _step_rows(self, rows: np.ndarray, a: np.ndarray, faces: np.ndarray) -> np.ndarray | None:
         """Play checked actions ``a`` at tables ``rows`` with ``faces`` (len(rows), 2n);
-        returns the (len(rows), n_players) payoffs."""
+        returns the (len(rows), n_players) payoffs, None when no game ended (all zero)."""
         nd, P = self.n_dice, self.n_players
         m = len(rows)
-        pay = np.zeros((m, P), dtype=np.int32)
         rolls = self.rolls_used[rows]
         reroll = a != 0
         if reroll.any():
@@ -558,7 +559,7 @@ class BatchedDicePoker:
             self.rolls_used[g] = now
         end = ~reroll | (rolls == MAX_ROLLS)
         if not end.any():
-            return pay
+            return None
         e = np.flatnonzero(end)
         g = rows[e]
         hand = self._by_state.strength[self._sid[g]]
@@ -577,7 +578,8 @@ class BatchedDicePoker:
         if going.any():
             self._new_turn(g[going], e[going], faces[:, nd:])
         if not over.any():
-            return pay
+            return None
+        pay = np.zeros((m, P), dtype=np.int32)
         o = e[over]
         go = g[over]
         count = self.best_count[go]
@@ -768,7 +770,8 @@ class BatchedDicePokerSingle:
         rows = _rows(which, self.n)
         reward = np.zeros(self.n, dtype=np.int32)
         pay = self.core._step_rows(rows, a[rows], self.core.draw_chance(len(rows)))
-        reward[rows] = pay[np.arange(len(rows)), self.agent_seat[rows]]
+        if pay is not None:
+            reward[rows] = pay[np.arange(len(rows)), self.agent_seat[rows]]
         reward[rows] += self._advance(rows)
         return reward
 
@@ -813,7 +816,8 @@ class BatchedDicePokerSingle:
             if not (inside & legal).all():
                 core._check_rows(g, acts, who=" by an opponent")  # raises, naming the table
             pay = core._step_rows(g, acts, core.draw_chance(len(g)))
-            gained[live] += pay[np.arange(len(g)), self.agent_seat[g]]
+            if pay is not None:
+                gained[live] += pay[np.arange(len(g)), self.agent_seat[g]]
 
 
 __all__ = [
