@@ -112,14 +112,13 @@ class DicePokerHeuristic(Agent):
         every multiset, compiled once), valued by the very same :meth:`_value` (kept in a
         table filled as new situations appear), the same tie order."""
         if not hasattr(self, "_batch"):
-            self._batch = _BatchTables(self)
+            self._batch = _batch_tables(self)
         t = self._batch
         n = self.rules.n_dice
         obs = np.asarray(observations)
         masks = np.asarray(action_masks, dtype=bool)
         lay = layout(n)
         m = len(masks)
-        rows = np.arange(m)
         col = lay.slices
         dice = obs[:, col["dice"]].astype(np.int64)
         mid = t.hands.index[(dice - 1) @ t.hands.powers]
@@ -131,30 +130,57 @@ class DicePokerHeuristic(Agent):
         cand = np.stack(
             [np.zeros(m, dtype=np.int64), free & t.noncore[mid], free & t.loose[mid], free], axis=1
         )
-        kid = t.kept[mid[:, None], cand]
+        return self._choose(cand, t.kept[mid[:, None], cand], target, count, chase, masks)
+
+    def table_policy(self, core):
+        """``act(rows, masks)``: :meth:`act_batch` at the tables ``rows`` of a
+        ``BatchedDicePoker`` (the player to act at each), read from the tables' state instead
+        of an encoded observation: the turn state gives the candidates and kept dice (per
+        state, compiled once), the table's best hand is the target (the same order of hands),
+        ``round_len - turn - 1`` the players after. None when the table plays other hands."""
+        rules = core.rules
+        if rules.n_dice != self.rules.n_dice or rules.hand_variant != self.rules.hand_variant:
+            return None
+        if not hasattr(self, "_batch"):
+            self._batch = _batch_tables(self)
+        cand, kid = self._batch.by_state(core.turns)
+
+        def act(rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+            sid = core._sid[rows]
+            target = core.best[rows].astype(np.int64)
+            count = np.where(target >= 0, core.best_count[rows], 0).astype(np.int64)
+            chase = (core.round_len[rows] - core.turn[rows] == 1).astype(np.int64)
+            return self._choose(cand[sid], kid[sid], target, count, chase, masks)
+
+        return act
+
+    def _choose(self, cand, kid, target, count, chase, masks) -> np.ndarray:
+        """The best legal candidate of every row (ties: the simpler move, as :meth:`act`)."""
+        t = self._batch
         values = np.where(
-            masks[rows[:, None], cand], self._values(kid, target, count, chase), -np.inf
+            np.take_along_axis(masks, cand, axis=1),
+            self._values(kid, target, count, chase),
+            -np.inf,
         )
         top = values == values.max(axis=1, keepdims=True)
         pick = np.where(top, t.order[cand], np.iinfo(np.int64).max).argmin(axis=1)
-        return cand[rows, pick]
+        return np.take_along_axis(cand, pick[:, None], axis=1)[:, 0]
 
     def _values(self, kid, target, count, chase) -> np.ndarray:
         """:meth:`_value` of every (kept id, target, best count, chase), from a table filled
         on first sight."""
         t = self._batch
-        at = (kid, target[:, None] + 1, count[:, None], chase[:, None])
-        v = t.values[at]
+        flat = t.values.reshape(-1)  # a view: the table is filled through it
+        at = kid * t.values[0].size + (((target + 1) * 7 + count) * 2 + chase)[:, None]
+        v = flat[at]
         missing = np.isnan(v)
         if missing.any():
-            combos = np.unique(
-                np.stack([x[missing] for x in np.broadcast_arrays(*at)], axis=1), axis=0
-            )
-            for k, tt, cc, hh in combos.tolist():
+            for i in np.unique(at[missing]).tolist():
+                k, tt, cc, hh = (int(x) for x in np.unravel_index(i, t.values.shape))
                 goal = None if tt == 0 else tt - 1
                 share = 1.0 / (cc + 1) if goal is not None else 0.0
-                t.values[k, tt, cc, hh] = self._value(t.subs[k], goal, share, bool(hh))
-            v = t.values[at]
+                flat[i] = self._value(t.subs[k], goal, share, bool(hh))
+            v = flat[at]
         return v
 
     @staticmethod
@@ -163,6 +189,20 @@ class DicePokerHeuristic(Agent):
         if all(counts):
             return set(dice)
         return {f for f in range(1, 7) if counts[f - 1] >= 2}
+
+
+_SHARED: dict[DicePokerRules, _BatchTables] = {}
+
+
+def _batch_tables(agent: DicePokerHeuristic) -> _BatchTables:
+    """The :class:`_BatchTables` of ``agent``: one per rule set for every plain
+    ``DicePokerHeuristic`` (its tables and values depend on the rules alone, so the values one
+    agent filled in serve the next), a private one for a subclass."""
+    if type(agent) is not DicePokerHeuristic:
+        return _BatchTables(agent)
+    if agent.rules not in _SHARED:
+        _SHARED[agent.rules] = _BatchTables(agent)
+    return _SHARED[agent.rules]
 
 
 class _BatchTables:
@@ -206,3 +246,16 @@ class _BatchTables:
             v = [int(x) for x in hand_vector(hands[key])]
             self.target[((v[0] + 1) * 37 + v[1]) * 49 + v[2] * 7 + v[3]] = i
         self.values = np.full((len(self.subs), len(agent.table.order) + 1, 7, 2), np.nan)
+        self._by_state: dict[int, tuple] = {}  # id(turns) -> (turns, cand, kid)
+
+    def by_state(self, turns) -> tuple[np.ndarray, np.ndarray]:
+        """Per turn state of ``turns`` (``envs.batched.dice_poker.TurnStates``): the four
+        candidate bit sets (frozen dice masked out) and the kept id of each."""
+        if id(turns) not in self._by_state:
+            mid = turns.mid.astype(np.int64)
+            free = self.all_bits ^ turns.fbits
+            zero = np.zeros(len(mid), dtype=np.int64)
+            cand = np.stack([zero, free & self.noncore[mid], free & self.loose[mid], free], axis=1)
+            self._by_state[id(turns)] = (turns, cand, self.kept[mid[:, None], cand])
+        _, cand, kid = self._by_state[id(turns)]
+        return cand, kid

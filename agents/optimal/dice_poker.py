@@ -602,6 +602,53 @@ class DicePokerOptimal(Agent):
             )
         return action
 
+    def table_policy(self, core):
+        """``act(rows, masks)``: :meth:`act_batch` at the tables ``rows`` of a
+        ``BatchedDicePoker`` (the player to act at each), read from the tables' state instead
+        of an encoded observation: the turn state gives the turn's state id of the solver,
+        the table's best hand the target (the same order of hands), ``round_len`` and
+        ``turn`` the round's size and the position; the dice kept are re-rolled as
+        :meth:`act` does (the free dice of a face beyond those kept). None when the table
+        plays other rules."""
+        rules = core.rules
+        if (rules.n_dice, rules.lock_kept_dice, rules.hand_variant) != (
+            self.rules.n_dice,
+            self.rules.lock_kept_dice,
+            self.rules.hand_variant,
+        ):
+            return None
+        if not hasattr(self, "_batch"):
+            self._batch = _OptimalTables(self)
+        t = self._batch
+        final_of, state2_of, face_of, rank_of, frozen_counts = t.by_state(self, core.turns)
+        bits = 1 << np.arange(self.rules.n_dice)
+
+        def act(rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+            sid = core._sid[rows]
+            target = core.best[rows].astype(np.int64)
+            count = np.where(target >= 0, core.best_count[rows], 0).astype(np.int64)
+            players = core.round_len[rows].astype(np.int64)
+            position = core.turn[rows].astype(np.int64)
+            pid = t.policy_ids(self, players, position, target, count)
+            pick = np.where(
+                core.rolls_used[rows] == 1,
+                t.pick1[pid, final_of[sid]],
+                t.pick2[pid, state2_of[sid]],
+            )
+            left = t.sub_counts[pick] - frozen_counts[sid]
+            reroll = rank_of[sid] >= np.take_along_axis(left, face_of[sid], axis=1)
+            action = reroll @ bits
+            bad = ~np.take_along_axis(masks, action[:, None], axis=1)[:, 0]
+            if bad.any():
+                r = int(np.flatnonzero(bad)[0])
+                raise RuntimeError(
+                    f"optimal move {int(action[r])} is not legal at table {int(rows[r])} "
+                    f"({legal_actions(masks[r]).tolist()})"
+                )
+            return action
+
+        return act
+
 
 class _OptimalTables:
     """What :meth:`DicePokerOptimal.act_batch` looks up (compiled from the solver's own
@@ -628,21 +675,58 @@ class _OptimalTables:
             v = [int(x) for x in hand_vector(keys.hands[i])]
             self.target[((v[0] + 1) * 37 + v[1]) * 49 + v[2] * 7 + v[3]] = i
         self.ids = np.full((7, 6, len(keys.keys) + 1, 7), -1, dtype=np.int64)
-        self._pick1: list[np.ndarray] = []
-        self._pick2: list[np.ndarray] = []
-        self.pick1 = self.pick2 = np.zeros((0, 0), dtype=np.int64)
+        # the picks of policy id i are rows i of pick1 / pick2; the arrays grow by doubling
+        # (``known`` rows filled), so meeting a new policy costs no restacking of the others
+        self.known = 0
+        self.pick1 = np.zeros((0, len(shape.finals)), dtype=np.int64)
+        self.pick2 = np.zeros((0, shape.choice2.n_rows), dtype=np.int64)
+        self._by_state: dict[int, tuple] = {}  # id(turns) -> (turns, arrays)
+
+    def by_state(self, agent, turns) -> tuple[np.ndarray, ...]:
+        """Per turn state of ``turns`` (``envs.batched.dice_poker.TurnStates``): the solver's
+        final id (decision 1) and decision-2 state id, each die's face - 1, its place among
+        the free dice of its face (-1 if frozen), and the frozen dice's face counts."""
+        if id(turns) not in self._by_state:
+            shape = agent.shape
+            dice, frozen = turns.dice.astype(np.int64), turns.frozen
+            finals = multisets(shape.n_dice)
+            final_of = np.array([shape.final_id[f] for f in finals])[turns.mid]
+            if shape.lock:
+                state2_of = np.array(
+                    [
+                        shape.state2_id[tuple(d[z].tolist()), tuple(d[~z].tolist())]
+                        for d, z in zip(dice, frozen, strict=True)
+                    ]
+                )
+            else:
+                state2_of = final_of
+            onehot = dice[:, :, None] == np.arange(1, 7)
+            free_onehot = onehot & ~frozen[:, :, None]
+            before = np.cumsum(free_onehot, axis=1) - free_onehot  # free dice of that face
+            rank = np.where(frozen, -1, (before * onehot).sum(axis=2))
+            frozen_counts = (onehot & frozen[:, :, None]).sum(axis=1)
+            arrays = (final_of, state2_of, dice - 1, rank, frozen_counts)
+            self._by_state[id(turns)] = (turns, arrays)
+        return self._by_state[id(turns)][1]
 
     def policy_ids(self, agent, players, position, target, count) -> np.ndarray:
         at = (players, position, target + 1, count)
         ids = self.ids[at]
         if (ids < 0).any():
             new = np.unique(np.stack([a[ids < 0] for a in at], axis=1), axis=0)
+            if self.known + len(new) > len(self.pick1):
+                size = max(2 * len(self.pick1), self.known + len(new), 16)
+                for name in ("pick1", "pick2"):
+                    old = getattr(self, name)
+                    grown = np.zeros((size, old.shape[1]), dtype=np.int64)
+                    grown[: self.known] = old[: self.known]
+                    setattr(self, name, grown)
             for p, pos, tt, c in new.tolist():
                 pol = agent.policy(p, pos, None if tt == 0 else tt - 1, c)
-                self.ids[p, pos, tt, c] = len(self._pick1)
-                self._pick1.append(pol.pick1.astype(np.int64))
-                self._pick2.append(pol.pick2.astype(np.int64))
-            self.pick1, self.pick2 = np.stack(self._pick1), np.stack(self._pick2)
+                self.ids[p, pos, tt, c] = self.known
+                self.pick1[self.known] = pol.pick1
+                self.pick2[self.known] = pol.pick2
+                self.known += 1
             ids = self.ids[at]
         return ids
 

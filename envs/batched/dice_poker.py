@@ -49,6 +49,7 @@ from envs.rules.seats import turn_order, winner_takes_pot
 
 EPISODES = ("game", "circle")
 MAX_PLAYERS = 6
+_LOW_BIT = np.array([(b & -b).bit_length() - 1 for b in range(1 << MAX_PLAYERS)], dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,119 @@ def hand_table(rules: DicePokerRules) -> HandTable:
     return HandTable(n, powers, index, strength, vector, counts, best_vector, legal, len(keys))
 
 
+@dataclass(frozen=True)
+class TurnStates:
+    """Every state of a turn as one id, and the moves between them as table lookups.
+
+    A turn state is what the dice of the player to act are: the sorted multiset of the
+    first roll (or of any roll without the lock rule), ids ``0 .. n_hands - 1`` in
+    ``multisets(n_dice)`` order (so a state id below ``n_finals`` is the multiset id), and
+    under the lock rule after the second roll the (frozen K, free O) pair, ids from
+    ``n_finals`` on. Per state id: ``dice`` (the dice as the scalar game sorts them:
+    ascending, unfrozen before frozen on equal faces), ``frozen``, ``mid`` (the multiset id
+    of the dice) and ``fbits`` (the frozen bit set). ``kept[s, a]``: the sub-multiset id
+    (``subs``: every multiset of 0..n_dice dice) of the dice re-roll bit set ``a`` keeps.
+    ``radix[f]``: the count code of one die of face f (``sum radix[d]`` over a handful of
+    dice is unique per multiset; ``sub_of_code`` maps it to the sub id). ``after[k, K, O]``:
+    the state after the roll that made ``rolls_used`` ``k + 2``, keeping sub ``K`` and rolling
+    sub ``O`` (-1 where the sizes do not add up to n_dice). After the third roll only the
+    hand matters (the turn ends), so that roll leads to the multiset's plain state.
+    """
+
+    n_dice: int
+    n_finals: int
+    dice: np.ndarray
+    frozen: np.ndarray
+    mid: np.ndarray
+    fbits: np.ndarray
+    kept: np.ndarray
+    radix: np.ndarray
+    sub_of_code: np.ndarray
+    final_of_code: np.ndarray
+    action_bits: np.ndarray
+    after: np.ndarray
+
+
+@cache
+def turn_states(n_dice: int, lock: bool) -> TurnStates:
+    """The (cached) :class:`TurnStates` of ``n_dice`` dice with or without the lock rule."""
+    nd = n_dice
+    radix = np.zeros(7, dtype=np.int32)
+    radix[1:] = (nd + 1) ** np.arange(6)
+    subs = [m for k in range(nd + 1) for m in multisets(k)]
+    sub_code = np.array([radix[list(m)].sum() for m in subs], dtype=np.int64)
+    sub_size = np.array([len(m) for m in subs])
+    sub_of_code = np.full((nd + 1) ** 6, -1, dtype=np.int16)
+    sub_of_code[sub_code] = np.arange(len(subs))
+    finals = multisets(nd)
+    final_of_code = np.full((nd + 1) ** 6, -1, dtype=np.int16)
+    final_of_code[sub_code[sub_size == nd]] = np.arange(len(finals))
+    sub_id = {m: i for i, m in enumerate(subs)}
+    dice = [list(f) for f in finals]
+    frozen = [[False] * nd for _ in finals]
+    n_subs = len(subs)
+    merge = np.full((n_subs, n_subs), -1, dtype=np.int16)
+    fits = sub_size[:, None] + sub_size[None, :] == nd
+    both = (sub_code[:, None] + sub_code[None, :])[fits]
+    merge[fits] = final_of_code[both]
+    second = merge.copy()
+    if lock:
+        for k in range(1, nd):
+            for held in multisets(k):
+                for free in multisets(nd - k):
+                    key = sorted([2 * d + 1 for d in held] + [2 * d for d in free])
+                    second[sub_id[held], sub_id[free]] = len(dice)
+                    dice.append([x >> 1 for x in key])
+                    frozen.append([bool(x & 1) for x in key])
+    dice_a = np.array(dice, dtype=np.int8)
+    frozen_a = np.array(frozen, dtype=bool)
+    mid = final_of_code[radix[dice_a].sum(axis=1)]
+    fbits = (frozen_a * (1 << np.arange(nd))).sum(axis=1).astype(np.int64)
+    action_bits = ((np.arange(2**nd)[:, None] >> np.arange(nd)) & 1).astype(np.int32)
+    kept_code = (radix[dice_a][:, None, :] * (1 - action_bits)[None]).sum(axis=2)
+    kept = sub_of_code[kept_code]
+    after = np.stack([second, merge])
+    arrays = (dice_a, frozen_a, mid, fbits, kept, radix, sub_of_code, final_of_code)
+    for a in (*arrays, action_bits, after):
+        a.flags.writeable = False
+    return TurnStates(nd, len(finals), *arrays, action_bits, after)
+
+
+@dataclass(frozen=True)
+class _StateTables:
+    """Per turn state of one rule set: the observation's dice fields (``dice``, ``frozen``,
+    ``face_counts``, ``hand`` through the layout, every other field 0; a last row for
+    someone else's turn), the legal re-roll bit sets and the hand's strength."""
+
+    observation: np.ndarray
+    legal: np.ndarray
+    strength: np.ndarray
+
+
+@cache
+def _state_tables(rules: DicePokerRules) -> _StateTables:
+    t, s = hand_table(rules), turn_states(rules.n_dice, rules.lock_kept_dice)
+    lay = obs_layout(rules.n_dice)
+    k = len(s.mid)
+    zero = {f.name: np.zeros((k + 1,) + (() if f.size is None else (f.size,))) for f in lay.fields}
+    dice = np.zeros((k + 1, rules.n_dice))
+    dice[:k] = s.dice
+    frozen = np.zeros((k + 1, rules.n_dice))
+    frozen[:k] = s.frozen
+    counts = np.zeros((k + 1, 6))
+    counts[:k] = t.counts[s.mid]
+    hand = np.repeat(t.best_vector[:1], k + 1, axis=0)
+    hand[:k] = t.vector[s.mid]
+    observation = lay.encode(
+        **{**zero, "dice": dice, "frozen": frozen, "face_counts": counts, "hand": hand}
+    )
+    legal = t.legal[s.fbits]
+    strength = t.strength[s.mid]
+    for a in (observation, legal, strength):
+        a.flags.writeable = False
+    return _StateTables(observation, legal, strength)
+
+
 def _check_count(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         raise ValueError(f"the number of tables must be an integer >= 1, got {n!r}")
@@ -142,9 +256,10 @@ def _faces(chance: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
 class BatchedDicePoker:
     """``n`` tables of prison dice poker, every seat driven from outside (module docstring).
 
-    State (leading axis = table): ``dice`` (n, n_dice) sorted int8 and ``frozen`` bool (the
-    dice of the player to act; unfrozen before frozen on equal faces, as the scalar game
-    sorts them), ``rolls_used``; the round: ``seats`` (n, n_players) in round order (-1
+    State (leading axis = table): the dice of the player to act as one turn-state id
+    (:class:`TurnStates`; the properties ``dice``, (n, n_dice) sorted int8, and ``frozen``
+    bool, unfrozen before frozen on equal faces as the scalar game sorts them, read it),
+    ``rolls_used``; the round: ``seats`` (n, n_players) in round order (-1
     padded), ``round_len``, ``turn`` (place of the player to act), ``best`` (strength of
     the best finished hand, -1 none), ``best_count``, ``holders`` (n, n_players) bool,
     ``playoff``; the match: ``first`` (starter of game 1), ``games_played``, ``chips``
@@ -185,20 +300,21 @@ class BatchedDicePoker:
         self.table = hand_table(self.rules)
         self.layout = obs_layout(nd)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        self._pos = np.arange(nd, dtype=np.int64)
-        self._bits = (1 << self._pos).astype(np.int64)
         self._seat_ids = np.arange(P, dtype=np.int8)
-        self._offset = int(self.table.powers.sum())  # the code of dice all ones is 0
+        self.turns = turn_states(nd, self.rules.lock_kept_dice)
+        self._by_state = _state_tables(self.rules)
         n = self.n
-        self.dice = np.ones((n, nd), dtype=np.int8)
-        self.frozen = np.zeros((n, nd), dtype=bool)
+        # the dice of the player to act as one turn-state id (``TurnStates``); ``dice``,
+        # ``frozen`` and the multiset id are looked up from it
+        self._sid = np.zeros(n, dtype=np.int16)
         self.rolls_used = np.zeros(n, dtype=np.int8)
         self.seats = np.full((n, P), -1, dtype=np.int8)
         self.round_len = np.zeros(n, dtype=np.int8)
         self.turn = np.zeros(n, dtype=np.int8)
         self.best = np.full(n, -1, dtype=np.int16)
         self.best_count = np.zeros(n, dtype=np.int8)
-        self.holders = np.zeros((n, P), dtype=bool)
+        self._hold = np.zeros(n, dtype=np.int8)  # holders of the best hand, bit s = seat s
+        self._seat_bit = (1 << np.arange(P)).astype(np.int8)
         self.playoff = np.zeros(n, dtype=np.int16)
         self.first = np.zeros(n, dtype=np.int8)
         self.games_played = np.zeros(n, dtype=np.int8)
@@ -206,29 +322,21 @@ class BatchedDicePoker:
         self._done = np.ones(n, dtype=bool)  # nothing to play before reset()
         self.current_player = np.full(n, -1, dtype=np.int8)
         self.last_player = np.zeros(n, dtype=np.int8)
-        # derived from dice / frozen, kept with them: the multiset id and the frozen bit set
-        self._mid = np.zeros(n, dtype=np.int16)
-        self._fbits = np.zeros(n, dtype=np.int64)
-        self._obs_table = self._observation_table()
 
-    def _observation_table(self) -> np.ndarray:
-        """Per multiset id (and a last row for someone else's turn): the observation with
-        the fields the dice decide (``dice``, ``face_counts``, ``hand``) filled in through
-        the layout, every other field 0 (:meth:`observe` writes those)."""
-        t, k = self.table, len(self.table.strength)
-        zero = {
-            f.name: np.zeros((k + 1,) + (() if f.size is None else (f.size,)))
-            for f in self.layout.fields
-        }
-        dice = np.zeros((k + 1, self.n_dice))
-        dice[:k] = multisets(self.n_dice)
-        counts = np.zeros((k + 1, 6))
-        counts[:k] = t.counts
-        hand = np.repeat(t.best_vector[:1], k + 1, axis=0)
-        hand[:k] = t.vector
-        table = self.layout.encode(**{**zero, "dice": dice, "face_counts": counts, "hand": hand})
-        table.flags.writeable = False
-        return table
+    @property
+    def dice(self) -> np.ndarray:
+        """``(n, n_dice)`` int8: the dice of the player to act, sorted (a copy)."""
+        return self.turns.dice[self._sid]
+
+    @property
+    def frozen(self) -> np.ndarray:
+        """``(n, n_dice)`` bool: which of :attr:`dice` may not be re-rolled (a copy)."""
+        return self.turns.frozen[self._sid]
+
+    @property
+    def holders(self) -> np.ndarray:
+        """``(n, n_players)`` bool: the seats holding the best finished hand (a copy)."""
+        return ((self._hold[:, None] >> np.arange(self.n_players)) & 1).astype(bool)
 
     @property
     def done(self) -> np.ndarray:
@@ -248,24 +356,12 @@ class BatchedDicePoker:
     # -- state ----------------------------------------------------------------------------
     def dice_ids(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
         """The multiset id of each table's dice (``envs.rules.dice.multisets`` order)."""
-        return self._mid[rows].copy()
-
-    def _set_dice(self, rows: np.ndarray, dice: np.ndarray, frozen: np.ndarray | None) -> None:
-        """Sorted ``dice`` (and ``frozen``, None = none) at ``rows``, with their ids."""
-        self.dice[rows] = dice
-        codes = dice.astype(np.int64) @ self.table.powers - self._offset
-        self._mid[rows] = self.table.index[codes]
-        if frozen is None:
-            self.frozen[rows] = False
-            self._fbits[rows] = 0
-        else:
-            self.frozen[rows] = frozen
-            self._fbits[rows] = frozen.astype(np.int64) @ self._bits
+        return self.turns.mid[self._sid[rows]]
 
     def action_masks(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
         """``(n, 2**n_dice)`` bool: the legal re-roll bit sets of the player to act (none at a
         finished table)."""
-        return self.table.legal[self._fbits[rows]] & ~self._done[rows, None]
+        return self._by_state.legal[self._sid[rows]] & ~self._done[rows, None]
 
     def observe(
         self, seats: np.ndarray | None = None, rows: np.ndarray | slice = slice(None)
@@ -290,11 +386,11 @@ class BatchedDicePoker:
         own = to_act == seat
         at = self.seats[rows] == seat[:, None]
         m = len(seat)
-        # the dice's fields from the table (the layout's encoding per multiset), the rest
+        # the dice's fields from the table (the layout's encoding per turn state), the rest
         # written into their slices as layout.encode writes them
-        out = self._obs_table[np.where(own, self._mid[rows], len(self._obs_table) - 1)]
+        obs_table = self._by_state.observation
+        out = obs_table[np.where(own, self._sid[rows], len(obs_table) - 1)]
         sl = self.layout.slices
-        out[:, sl["frozen"]] = self.frozen[rows] & own[:, None]
         out[:, sl["best"]] = self.table.best_vector[self.best[rows] + 1]
         turn_left = np.where(done, 0, self.round_len[rows] - self.turn[rows] - 1)
         for name, v in (
@@ -382,11 +478,12 @@ class BatchedDicePoker:
         self.turn[rows] = 0
         self.best[rows] = -1
         self.best_count[rows] = 0
-        self.holders[rows] = False
+        self._hold[rows] = 0
         self._new_turn(rows, at, faces)
 
     def _new_turn(self, rows: np.ndarray, at: np.ndarray, faces: np.ndarray) -> None:
-        self._set_dice(rows, np.sort(faces[at], axis=1), None)
+        t = self.turns
+        self._sid[rows] = t.final_of_code[t.radix[faces[at]].sum(axis=1)]
         self.rolls_used[rows] = 1
         self.current_player[rows] = self.seats[rows, self.turn[rows]]
 
@@ -406,7 +503,9 @@ class BatchedDicePoker:
     def _check_rows(self, rows: np.ndarray, a: np.ndarray, who: str = "") -> None:
         inside = (a >= 0) & (a < self.n_actions)
         ok = (
-            inside & ~self._done[rows] & self.table.legal[self._fbits[rows], np.where(inside, a, 0)]
+            inside
+            & ~self._done[rows]
+            & self._by_state.legal[self._sid[rows], np.where(inside, a, 0)]
         )
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
@@ -433,44 +532,45 @@ class BatchedDicePoker:
         rows = _rows(which, self.n)
         faces = self._step_chance(chance, rows)
         pay = np.zeros((self.n, self.n_players), dtype=np.int32)
-        pay[rows] = self._step_rows(rows, a[rows], faces)
+        paid = self._step_rows(rows, a[rows], faces)
+        if paid is not None:
+            pay[rows] = paid
         return pay
 
-    def _step_rows(self, rows: np.ndarray, a: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    def _step_rows(self, rows: np.ndarray, a: np.ndarray, faces: np.ndarray) -> np.ndarray | None:
         """Play checked actions ``a`` at tables ``rows`` with ``faces`` (len(rows), 2n);
-        returns the (len(rows), n_players) payoffs."""
+        returns the (len(rows), n_players) payoffs, None when no game ended (all zero)."""
         nd, P = self.n_dice, self.n_players
         m = len(rows)
-        pay = np.zeros((m, P), dtype=np.int32)
-        self.last_player[rows] = self.current_player[rows]
         rolls = self.rolls_used[rows]
         reroll = a != 0
         if reroll.any():
+            # keep the dice the bit set leaves, roll the others: the next turn state is
+            # one lookup on (kept sub-multiset, rolled sub-multiset)
+            t = self.turns
             r = np.flatnonzero(reroll)
             g = rows[r]
-            bits = ((a[r, None] >> self._pos) & 1).astype(bool)
-            dice = np.where(bits, faces[r, :nd], self.dice[g])
-            rolls[r] += 1
-            frozen = self.frozen[g]
-            if self.rules.lock_kept_dice:
-                frozen = np.where((rolls[r] == 2)[:, None], ~bits, frozen)
-            key = np.sort(dice * 2 + frozen, axis=1)
-            self._set_dice(g, key >> 1, (key & 1).astype(bool))
-            self.rolls_used[g] = rolls[r]
+            ar = a[r]
+            kept = t.kept[self._sid[g], ar]
+            rolled = t.sub_of_code[(t.radix[faces[r, :nd]] * t.action_bits[ar]).sum(axis=1)]
+            now = rolls[r] + 1
+            self._sid[g] = t.after[now - 2, kept, rolled]
+            rolls[r] = now
+            self.rolls_used[g] = now
         end = ~reroll | (rolls == MAX_ROLLS)
         if not end.any():
-            return pay
+            return None
         e = np.flatnonzero(end)
         g = rows[e]
-        hand = self.table.strength[self._mid[g]]
+        hand = self._by_state.strength[self._sid[g]]
         seat = self.current_player[g]
         best = self.best[g]
         better = hand > best
         same = hand == best
         self.best[g] = np.where(better, hand, best)
         self.best_count[g] = np.where(better, 1, self.best_count[g] + same)
-        mine = seat[:, None] == self._seat_ids
-        self.holders[g] = np.where(better[:, None], mine, self.holders[g] | (same[:, None] & mine))
+        bit = self._seat_bit[seat]
+        self._hold[g] = np.where(better, bit, self._hold[g] | (bit * same))
         turn = self.turn[g] + 1
         self.turn[g] = turn
         over = turn == self.round_len[g]
@@ -478,14 +578,15 @@ class BatchedDicePoker:
         if going.any():
             self._new_turn(g[going], e[going], faces[:, nd:])
         if not over.any():
-            return pay
+            return None
+        pay = np.zeros((m, P), dtype=np.int32)
         o = e[over]
         go = g[over]
         count = self.best_count[go]
         won = count == 1
         if won.any():
             w, gw = o[won], go[won]
-            winner = self.holders[gw].argmax(axis=1)
+            winner = _LOW_BIT[self._hold[gw]]
             gain = winner_takes_pot(
                 np.int32(self.pot), np.int32(self.rules.ante), self._seat_ids == winner[:, None]
             )
@@ -493,8 +594,10 @@ class BatchedDicePoker:
             self.chips[gw] += gain
             self.games_played[gw] += 1
             finished = self.games_played[gw] == self.n_games
-            self._done[gw[finished]] = True
-            self.current_player[gw[finished]] = -1
+            ended = gw[finished]
+            self._done[ended] = True
+            self.last_player[ended] = self.current_player[ended]  # observe() shows their view
+            self.current_player[ended] = -1
             more = ~finished
             if more.any():
                 self._new_game(gw[more], w[more], faces[:, nd:])
@@ -503,7 +606,7 @@ class BatchedDicePoker:
             # Play-off among the tied, in this round's order from the earliest tied.
             gp, p = go[tied], o[tied]
             order = self.seats[gp].astype(np.int64)
-            keep = np.take_along_axis(self.holders[gp], np.maximum(order, 0), axis=1) & (order >= 0)
+            keep = ((self._hold[gp, None] >> np.maximum(order, 0)) & 1).astype(bool) & (order >= 0)
             pick = np.argsort(~keep, axis=1, kind="stable")
             kept = np.take_along_axis(keep, pick, axis=1)
             self.seats[gp] = np.where(kept, np.take_along_axis(order, pick, axis=1), -1)
@@ -525,6 +628,14 @@ def _policy(opponent: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     )
 
 
+def _table_policy(opponent: Any, core: BatchedDicePoker) -> Callable | None:
+    """The opponent's shortcut past the observation, where it has one for this table:
+    ``opponent.table_policy(core)`` returning ``act(rows, masks)`` that chooses exactly what
+    ``act_batch(core.observe(rows=rows), masks)`` would (None: no shortcut)."""
+    make = getattr(opponent, "table_policy", None)
+    return make(core) if callable(make) else None
+
+
 class BatchedDicePokerSingle:
     """``n`` tables with one learning seat each; the other seats played in batch.
 
@@ -533,6 +644,10 @@ class BatchedDicePokerSingle:
     an object with ``act_batch(observations (m, D), masks (m, A)) -> (m,)`` (an ``agents``
     Agent; its ``seed`` is called from the engine's Generator when the engine is seeded) or
     any such callable. The same object at several seats is asked once for all of them.
+    Two shortcuts, each bound to choose exactly what ``act_batch`` chooses: a policy with
+    ``table_policy(core)`` returning ``act(rows, masks)`` (not None) decides from the
+    tables' state without an observation being encoded; one with ``reads_observations =
+    False`` is handed None for the observations.
     ``agent_seat``: a seat, or ``"random"`` (drawn per table at each reset).
 
     :meth:`step` plays the learner's action, then the opponents until the learner must act
@@ -585,7 +700,14 @@ class BatchedDicePokerSingle:
                 _policy(o)  # fails early on something that cannot act
                 self.opponents.append(o)
             slot.append(next(i for i, p in enumerate(self.opponents) if p is o))
-        self._acts = [_policy(o) for o in self.opponents]
+        # per opponent: act(rows, masks) on the tables' state, or act(obs, masks) (then
+        # ``_reads[i]`` says whether it needs the observations encoded)
+        self._acts, self._direct, self._reads = [], [], []
+        for o in self.opponents:
+            direct = _table_policy(o, self.core)
+            self._direct.append(direct is not None)
+            self._reads.append(direct is None and getattr(o, "reads_observations", True))
+            self._acts.append(direct if direct is not None else _policy(o))
         self._slot = np.array(slot, dtype=np.int8)
         self.agent_seat = np.zeros(self.n, dtype=np.int8)
         self._who = np.zeros((self.n, P), dtype=np.int8)  # per seat: opponent index, -1 learner
@@ -648,9 +770,17 @@ class BatchedDicePokerSingle:
         rows = _rows(which, self.n)
         reward = np.zeros(self.n, dtype=np.int32)
         pay = self.core._step_rows(rows, a[rows], self.core.draw_chance(len(rows)))
-        reward[rows] = pay[np.arange(len(rows)), self.agent_seat[rows]]
+        if pay is not None:
+            reward[rows] = pay[np.arange(len(rows)), self.agent_seat[rows]]
         reward[rows] += self._advance(rows)
         return reward
+
+    def _ask(self, i: int, g: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Opponent ``i``'s actions at the tables ``g`` (its turn at each)."""
+        if self._direct[i]:
+            return self._acts[i](g, masks)
+        obs = self.core.observe(rows=g) if self._reads[i] else None
+        return self._acts[i](obs, masks)
 
     def _advance(self, rows: np.ndarray) -> np.ndarray:
         """Opponents play at ``rows`` until the learner must act or the episode ends."""
@@ -664,26 +794,37 @@ class BatchedDicePokerSingle:
                 return gained
             live = live[wait]
             g = g[wait]
-            obs = core.observe(rows=g)
-            masks = core.action_masks(g)
-            who = self._who[g, core.current_player[g]]
+            # the rows are running tables: the masks are the legal sets of their turn states
+            masks = core._by_state.legal[core._sid[g]]
             if len(self._acts) == 1:
-                acts = np.asarray(self._acts[0](obs, masks))
+                acts = np.asarray(self._ask(0, g, masks))
             else:
+                who = self._who[g, core.current_player[g]]
                 acts = np.zeros(len(g), dtype=np.int64)
-                for i, act in enumerate(self._acts):
+                for i in range(len(self._acts)):
                     sel = who == i
                     if sel.any():
-                        acts[sel] = act(obs[sel], masks[sel])
+                        acts[sel] = self._ask(i, g[sel], masks[sel])
             if acts.shape != (len(g),) or not np.issubdtype(acts.dtype, np.integer):
                 raise ValueError(
                     f"an opponent policy returned {acts.dtype} {acts.shape}; expected "
                     f"({len(g)},) integer actions"
                 )
             acts = acts.astype(np.int64)
-            core._check_rows(g, acts, who=" by an opponent")
+            inside = (acts >= 0) & (acts < core.n_actions)
+            legal = np.take_along_axis(masks, np.where(inside, acts, 0)[:, None], axis=1)[:, 0]
+            if not (inside & legal).all():
+                core._check_rows(g, acts, who=" by an opponent")  # raises, naming the table
             pay = core._step_rows(g, acts, core.draw_chance(len(g)))
-            gained[live] += pay[np.arange(len(g)), self.agent_seat[g]]
+            if pay is not None:
+                gained[live] += pay[np.arange(len(g)), self.agent_seat[g]]
 
 
-__all__ = ["BatchedDicePoker", "BatchedDicePokerSingle", "HandTable", "hand_table"]
+__all__ = [
+    "BatchedDicePoker",
+    "BatchedDicePokerSingle",
+    "HandTable",
+    "TurnStates",
+    "hand_table",
+    "turn_states",
+]

@@ -24,24 +24,43 @@ import numpy as np
 
 from envs.obs.yahtzee import layout as obs_layout
 from envs.rules.scorecard import (
+    DICE,
     MAX_ROLLS,
     N_DICE,
     N_REROLL_ACTIONS,
     ScorecardRules,
-    dice_index,
     fill_gains,
     legal_row_mask,
     make_rules,
     score_tables,
 )
 
-_BITS = 1 << np.arange(N_DICE)
+
+def _dice_moves() -> tuple[np.ndarray, ...]:
+    """The dice as an index in ``DICE`` and the moves between them as lookups: ``radix[f]``
+    is the count code of one die of face f (``sum radix[d]`` over up to five dice is unique
+    per multiset), ``by_code[code]`` the ``DICE`` index of five dice, ``kept[i, a]`` the code
+    of the dice of ``DICE[i]`` that re-roll bit set ``a`` keeps, ``bits[a]`` the bits of a."""
+    radix = np.zeros(7, dtype=np.int32)
+    radix[1:] = (N_DICE + 1) ** np.arange(6)
+    dice = np.array(DICE, dtype=np.int8)
+    by_code = np.full((N_DICE + 1) ** 6, -1, dtype=np.int16)
+    by_code[radix[dice].sum(axis=1)] = np.arange(len(DICE))
+    bits = ((np.arange(N_REROLL_ACTIONS)[:, None] >> np.arange(N_DICE)) & 1).astype(np.int32)
+    kept = (radix[dice][:, None, :] * (1 - bits)[None]).sum(axis=2).astype(np.int32)
+    for a in (radix, dice, by_code, bits, kept):
+        a.flags.writeable = False
+    return radix, dice, by_code, bits, kept
+
+
+_RADIX, _DICE, _BY_CODE, _ACTION_BITS, _KEPT = _dice_moves()
 
 
 class BatchedScorecard:
     """``n`` one-player scorecard games stepped together (module docstring).
 
-    Arrays (leading axis = game): ``dice`` (n, 5) sorted int8, ``rolls_used`` (n,),
+    Arrays (leading axis = game): the dice as their index in ``DICE`` (``dice_index()``;
+    the property ``dice``, (n, 5) sorted int8, reads it), ``rolls_used`` (n,),
     ``open_`` (n, rows) bool, ``scores`` (n, rows) (0 where open), ``upper_sum``,
     ``bonus``, ``yahtzee_bonus`` (n,), ``yahtzee_scored`` (n,) bool. Games that finish
     stay finished (``done``) until :meth:`reset` starts them again.
@@ -65,7 +84,7 @@ class BatchedScorecard:
         self.layout = obs_layout(self.rules, 1)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         n, r = self.n, self.n_rows
-        self.dice = np.ones((n, N_DICE), dtype=np.int8)
+        self._di = np.zeros(n, dtype=np.int16)  # DICE[0] = five ones
         self.rolls_used = np.zeros(n, dtype=np.int8)
         self.open_ = np.zeros((n, r), dtype=bool)
         self.scores = np.zeros((n, r), dtype=np.int16)
@@ -95,6 +114,11 @@ class BatchedScorecard:
 
     # -- state ----------------------------------------------------------------------------
     @property
+    def dice(self) -> np.ndarray:
+        """``(n, 5)`` int8: each game's dice, sorted (a copy)."""
+        return _DICE[self._di]
+
+    @property
     def done(self) -> np.ndarray:
         return self._done().copy()
 
@@ -116,15 +140,23 @@ class BatchedScorecard:
         return np.where(self.open_[:, :6].any(axis=1), 1, 2).astype(np.int8)
 
     def dice_index(self) -> np.ndarray:
-        """Index of each game's sorted dice in ``envs.rules.scorecard.DICE``."""
-        if "dice_index" not in self._cache:
-            self._cache["dice_index"] = dice_index(self.dice)
-        return self._cache["dice_index"]
+        """Index of each game's sorted dice in ``envs.rules.scorecard.DICE`` (read only)."""
+        return self._di
 
     def legal_rows(self) -> np.ndarray:
         """``(n, rows)`` bool: rows that may be filled now (none in a finished game)."""
         if "legal" not in self._cache:
-            self._cache["legal"] = legal_row_mask(self.rules, self.open_, self.dice_index())
+            r = self.rules
+            if r.rules == "classic" and r.joker == "forced":
+                # legal_row_mask is the open rows except for a Yahtzee under the forced
+                # joker: ask it about those games only
+                legal = self.open_.copy()
+                y = np.flatnonzero(self.tables.yahtzee[self._di])
+                if len(y):
+                    legal[y] = legal_row_mask(r, self.open_[y], self._di[y])
+            else:
+                legal = legal_row_mask(r, self.open_, self._di)
+            self._cache["legal"] = legal
         return self._cache["legal"]
 
     def gains(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -169,7 +201,7 @@ class BatchedScorecard:
             a[which] = 0
         self.yahtzee_scored[which] = False
         self.rolls_used[which] = 1
-        self.dice[which] = np.sort(chance[which], axis=1)
+        self._di[which] = _BY_CODE[_RADIX[chance[which]].sum(axis=1)]
         self._cache.clear()
 
     def check_actions(self, actions, which: np.ndarray | None = None) -> np.ndarray:
@@ -214,9 +246,12 @@ class BatchedScorecard:
         reroll = (a >= 0) & (a < N_REROLL_ACTIONS)
         points = np.zeros(self.n, dtype=np.int32)
         if reroll.any():
-            bits = (a[reroll, None] & _BITS) != 0
-            self.dice[reroll] = np.sort(np.where(bits, chance[reroll], self.dice[reroll]), axis=1)
-            self.rolls_used[reroll] += 1
+            # the kept dice's code plus the rolled dice's code: one lookup, no sort
+            r = np.flatnonzero(reroll)
+            ar = a[r]
+            rolled = (_RADIX[chance[r]] * _ACTION_BITS[ar]).sum(axis=1)
+            self._di[r] = _BY_CODE[_KEPT[self._di[r], ar] + rolled]
+            self.rolls_used[r] += 1
         fill = a >= N_REROLL_ACTIONS
         if fill.any():
             g = np.flatnonzero(fill)
@@ -245,7 +280,7 @@ class BatchedScorecard:
                 yrow = self.rows.index("yahtzee")
                 self.yahtzee_scored[g] |= (row == yrow) & (score == 50)
             going = g[self.open_[g].any(axis=1)]
-            self.dice[going] = np.sort(chance[going], axis=1)
+            self._di[going] = _BY_CODE[_RADIX[chance[going]].sum(axis=1)]
             self.rolls_used[going] = 1
         self._cache.clear()
         return points
