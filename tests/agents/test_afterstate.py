@@ -90,20 +90,26 @@ def test_agent_plays_the_same_in_the_scalar_env_and_the_batched_engine(tmp_path)
         obs, _, done, _, info = env.step(agent.act(obs, info["action_mask"]))
 
 
-COMMITTED = sorted(Path(__file__).parents[2].glob("runs/*afterstate*/value.pt"))
+_RUNS = Path(__file__).parents[2] / "runs"
+# every trained scorecard model in runs/: afterstate values and PPO models (spec, path)
+COMMITTED = [("afterstate", p) for p in sorted(_RUNS.glob("*afterstate*/value.pt"))] + [
+    ("ppo", p) for p in sorted(_RUNS.glob("yahtzee*/model.zip"))
+]
 
 
-@pytest.mark.parametrize("path", COMMITTED, ids=[p.parent.name for p in COMMITTED])
-def test_committed_model_plays_the_same_everywhere(path):
-    """Each trained network in runs/ loads through make_agent, makes the same decisions in
-    the scalar rules game as on the batched engine (same dice, same totals), plays a gym env
-    and the arena, and plays well: far ahead of random on the same dice."""
+@pytest.mark.parametrize("kind,path", COMMITTED, ids=[p.parent.name for _, p in COMMITTED])
+def test_committed_model_plays_the_same_everywhere(kind, path):
+    """Each trained scorecard model in runs/ (afterstate values, PPO models) loads through
+    make_agent, makes the same decisions in the scalar rules game as on the batched engine
+    (same dice, same totals), plays the arena, and plays well: far ahead of random on the
+    same dice."""
     game = yaml.safe_load((path.parent / "config.yaml").read_text())["env"]["id"]
     name = "yahtzee_classic" if game == "YahtzeeClassic-v0" else "yahtzee"
-    agent = make_agent(f"afterstate:{path}", game=name)
-    scalar, batched = _play_scalar_and_batched(agent, agent.rules, 4, seed=11)
+    agent = make_agent(f"{kind}:{path}", game=name)
+    rules = make_rules("classic" if name == "yahtzee_classic" else "russian")
+    scalar, batched = _play_scalar_and_batched(agent, rules, 4, seed=11)
     assert scalar == batched
-    arena = run_arena(name, [f"afterstate:{path}", "random"], 3, progress=False)
+    arena = run_arena(name, [f"{kind}:{path}", "random"], 3, progress=False)
     trained, rand = arena.agent_values().mean(axis=0)
     assert trained > rand + 80
 
