@@ -654,14 +654,7 @@ def main(argv: list[str] | None = None) -> Path:
     if not args.resume:
         record(0)  # the untrained learner: the curve's first point and the first weights
         last["t"] = time.perf_counter()
-    remaining = cfg.run.total_timesteps - model.num_timesteps
-    if remaining > 0:
-        model.learn(
-            remaining,
-            callback=Periodic(),
-            progress_bar=not args.no_progress,
-            reset_num_timesteps=not args.resume,
-        )
+    ppo.learn_rest(model, cfg.run.total_timesteps, Periodic(), args)
     step = model.num_timesteps
     if not (ckpt_dir / f"step_{step}.zip").exists():
         checkpoint(step)

@@ -696,15 +696,7 @@ def main(argv: list[str] | None = None) -> Path:
         record(0, cfg.run.eval_episodes)  # the untrained policy: the curve's first point
     elif _evaluation_missing(metrics_path, model.num_timesteps, cfg.run.eval_every):
         record(model.num_timesteps, cfg.run.eval_episodes)  # killed between checkpoint and eval
-    remaining = cfg.run.total_timesteps - model.num_timesteps
-    if remaining > 0:
-        model.learn(
-            remaining,
-            callback=Periodic(),
-            progress_bar=not args.no_progress,
-            reset_num_timesteps=not args.resume,
-            tb_log_name="ppo",
-        )
+    learn_rest(model, cfg.run.total_timesteps, Periodic(), args, tb_log_name="ppo")
     final_ckpt = ckpt_dir / f"step_{model.num_timesteps}.zip"
     if not final_ckpt.exists():  # a kill from here on resumes straight to the final evaluation
         save(final_ckpt)
@@ -827,6 +819,20 @@ def plot_curve(metrics_path: Path, out: Path, cfg: Config, best_known: float | N
     with atomic_write(out) as f:
         fig.savefig(f, format="png", dpi=100)
     plt.close(fig)
+
+
+def learn_rest(model, total_timesteps: int, callback, args, **learn_kwargs) -> None:
+    """Train ``model`` on up to ``total_timesteps`` steps in all: a resumed run (``--resume``)
+    goes on counting from its checkpoint; the progress bar unless ``--no-progress``."""
+    remaining = total_timesteps - model.num_timesteps
+    if remaining > 0:
+        model.learn(
+            remaining,
+            callback=callback,
+            progress_bar=not args.no_progress,
+            reset_num_timesteps=not args.resume,
+            **learn_kwargs,
+        )
 
 
 def _next_multiple(step: int, every: int) -> int:

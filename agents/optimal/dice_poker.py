@@ -123,6 +123,18 @@ class _Choice:
         return values[pick], pick
 
 
+def _check_legal(action: np.ndarray, masks: np.ndarray, where: str, names: np.ndarray) -> None:
+    """An optimal move the mask refuses is a bug: one line naming the place (``where``
+    ``names[r]``), the move and the legal ones."""
+    bad = ~np.take_along_axis(masks, action[:, None], axis=1)[:, 0]
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise RuntimeError(
+            f"optimal move {int(action[r])} is not legal {where} {int(names[r])} "
+            f"({legal_actions(masks[r]).tolist()})"
+        )
+
+
 @dataclass
 class TurnShape:
     """Every state and move of one turn, as index arrays.
@@ -593,13 +605,7 @@ class DicePokerOptimal(Agent):
             keep = free & (left[rows, face] > 0)
             left[rows, face] -= keep
             action |= (free & ~keep) << i
-        bad = ~masks[rows, action]
-        if bad.any():
-            r = int(np.flatnonzero(bad)[0])
-            raise RuntimeError(
-                f"optimal move {int(action[r])} is not legal in row {r} "
-                f"({legal_actions(masks[r]).tolist()})"
-            )
+        _check_legal(action, masks, "in row", rows)
         return action
 
     def table_policy(self, core):
@@ -638,13 +644,7 @@ class DicePokerOptimal(Agent):
             left = t.sub_counts[pick] - frozen_counts[sid]
             reroll = rank_of[sid] >= np.take_along_axis(left, face_of[sid], axis=1)
             action = reroll @ bits
-            bad = ~np.take_along_axis(masks, action[:, None], axis=1)[:, 0]
-            if bad.any():
-                r = int(np.flatnonzero(bad)[0])
-                raise RuntimeError(
-                    f"optimal move {int(action[r])} is not legal at table {int(rows[r])} "
-                    f"({legal_actions(masks[r]).tolist()})"
-                )
+            _check_legal(action, masks, "at table", rows)
             return action
 
         return act
