@@ -133,7 +133,7 @@ class DicePokerHeuristic(Agent):
         return self._choose(cand, t.kept[mid[:, None], cand], target, count, chase, masks)
 
     def table_policy(self, core):
-        """``act(rows, masks)``: :meth:`act_batch` at the tables ``rows`` of a
+        """``act(rows)``: :meth:`act_batch` at the tables ``rows`` of a
         ``BatchedDicePoker`` (the player to act at each), read from the tables' state instead
         of an encoded observation: the turn state gives the candidates and kept dice (per
         state, compiled once), the table's best hand is the target (the same order of hands),
@@ -145,11 +145,12 @@ class DicePokerHeuristic(Agent):
             self._batch = _batch_tables(self)
         cand, kid = self._batch.by_state(core.turns)
 
-        def act(rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        def act(rows: np.ndarray) -> np.ndarray:
             sid = core._sid[rows]
             target = core.best[rows].astype(np.int64)
             count = np.where(target >= 0, core.best_count[rows], 0).astype(np.int64)
             chase = (core.round_len[rows] - core.turn[rows] == 1).astype(np.int64)
+            masks = core.legal_by_state[sid]
             return self._choose(cand[sid], kid[sid], target, count, chase, masks)
 
         return act

@@ -609,7 +609,7 @@ class DicePokerOptimal(Agent):
         return action
 
     def table_policy(self, core):
-        """``act(rows, masks)``: :meth:`act_batch` at the tables ``rows`` of a
+        """``act(rows)``: :meth:`act_batch` at the tables ``rows`` of a
         ``BatchedDicePoker`` (the player to act at each), read from the tables' state instead
         of an encoded observation: the turn state gives the turn's state id of the solver,
         the table's best hand the target (the same order of hands), ``round_len`` and
@@ -629,7 +629,7 @@ class DicePokerOptimal(Agent):
         final_of, state2_of, face_of, rank_of, frozen_counts = t.by_state(self, core.turns)
         bits = 1 << np.arange(self.rules.n_dice)
 
-        def act(rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        def act(rows: np.ndarray) -> np.ndarray:
             sid = core._sid[rows]
             target = core.best[rows].astype(np.int64)
             count = np.where(target >= 0, core.best_count[rows], 0).astype(np.int64)
@@ -644,7 +644,7 @@ class DicePokerOptimal(Agent):
             left = t.sub_counts[pick] - frozen_counts[sid]
             reroll = rank_of[sid] >= np.take_along_axis(left, face_of[sid], axis=1)
             action = reroll @ bits
-            _check_legal(action, masks, "at table", rows)
+            _check_legal(action, core.legal_by_state[sid], "at table", rows)
             return action
 
         return act

@@ -27,9 +27,11 @@ Chance is an input, read as :mod:`envs.rules.dice_poker` reads it:
   first game; ``seating`` ``(n, rounds, n_players)`` the seating roll (``first_player=
   "roll"``): round ``r`` gives seat ``s`` the face ``seating[t, r, s]``.
 
-Without chance the engine draws it from its seeded numpy Generator (``seed``): same seed,
-same ``n``, same actions give the same trajectories. Rows of tables that a call does not
-move are not read. About 60 bytes of state per table.
+Without chance the engine draws it from its seeded numpy Generator (``seed``) as one roll
+number per roll instead of one face per die (:class:`TurnStates`: ``u < 6**k`` is a roll of
+``k`` fair dice; :meth:`BatchedDicePoker.faces_of_rolls` gives the faces it stands for):
+same seed, same ``n``, same actions give the same trajectories. Rows of tables that a call
+does not move are not read. About 35 bytes of state per table.
 """
 
 from __future__ import annotations
@@ -117,6 +119,14 @@ class TurnStates:
     the state after the roll that made ``rolls_used`` ``k + 2``, keeping sub ``K`` and rolling
     sub ``O`` (-1 where the sizes do not add up to n_dice). After the third roll only the
     hand matters (the turn ends), so that roll leads to the multiset's plain state.
+
+    Rolls as numbers: a roll of ``k`` dice is ``u < 6**k``, its ``j``-th die showing
+    ``1 + (u // 6**j) % 6`` (``u`` uniform on ``0 .. 6**k - 1`` is ``k`` fair dice).
+    Per re-roll bit set ``a`` rolling ``k`` dice: ``roll_size[a] = 6**k`` and
+    ``sub_of_roll[roll_start[a] + u]`` the sub id of roll ``u``; ``final_of_roll[u]``: the
+    multiset id of a roll of all ``n_dice``. ``place[a, i]``: ``6**j`` when die ``i`` is the
+    ``j``-th die ``a`` rolls, 0 when ``a`` keeps it (the roll number of given faces is
+    ``sum((faces - 1) * place[a])``).
     """
 
     n_dice: int
@@ -131,6 +141,11 @@ class TurnStates:
     final_of_code: np.ndarray
     action_bits: np.ndarray
     after: np.ndarray
+    sub_of_roll: np.ndarray
+    roll_start: np.ndarray
+    roll_size: np.ndarray
+    final_of_roll: np.ndarray
+    place: np.ndarray
 
 
 @cache
@@ -172,10 +187,22 @@ def turn_states(n_dice: int, lock: bool) -> TurnStates:
     kept_code = (radix[dice_a][:, None, :] * (1 - action_bits)[None]).sum(axis=2)
     kept = sub_of_code[kept_code]
     after = np.stack([second, merge])
+    sizes = 6 ** np.arange(nd + 1, dtype=np.int32)
+    rolled = action_bits.sum(axis=1)
+    roll_size = sizes[rolled]
+    roll_start = np.concatenate([[0], np.cumsum(sizes[:-1])]).astype(np.int32)[rolled]
+    roll_code = [
+        radix[1 + (np.arange(6**k)[:, None] // sizes[None, :k]) % 6].sum(axis=1)
+        for k in range(nd + 1)
+    ]
+    sub_of_roll = np.concatenate([sub_of_code[c] for c in roll_code])
+    final_of_roll = final_of_code[roll_code[nd]]
+    place = np.where(action_bits, sizes[np.cumsum(action_bits, axis=1) - 1], 0).astype(np.int32)
     arrays = (dice_a, frozen_a, mid, fbits, kept, radix, sub_of_code, final_of_code)
-    for a in (*arrays, action_bits, after):
+    rolls = (sub_of_roll, roll_start, roll_size, final_of_roll, place)
+    for a in (*arrays, action_bits, after, *rolls):
         a.flags.writeable = False
-    return TurnStates(nd, len(finals), *arrays, action_bits, after)
+    return TurnStates(nd, len(finals), *arrays, action_bits, after, *rolls)
 
 
 @dataclass(frozen=True)
@@ -334,6 +361,12 @@ class BatchedDicePoker:
         return self.turns.frozen[self._sid]
 
     @property
+    def legal_by_state(self) -> np.ndarray:
+        """``(turn states, 2**n_dice)`` bool, read-only: the legal re-roll bit sets of each
+        turn state (:class:`TurnStates`; a running table's mask is its state's row)."""
+        return self._by_state.legal
+
+    @property
     def holders(self) -> np.ndarray:
         """``(n, n_players)`` bool: the seats holding the best finished hand (a copy)."""
         return ((self._hold[:, None] >> np.arange(self.n_players)) & 1).astype(bool)
@@ -345,13 +378,35 @@ class BatchedDicePoker:
 
     # -- chance ---------------------------------------------------------------------------
     def draw_chance(self, m: int) -> np.ndarray:
-        """``(m, 2 * n_dice)`` fair faces from the engine's Generator (one step of m tables)."""
+        """``(m, 2 * n_dice)`` fair faces from the engine's Generator, the ``chance`` of one
+        step of m tables (the engine itself draws roll numbers, :meth:`_draw_rolls`)."""
         return self.rng.integers(1, 7, size=(m, 2 * self.n_dice), dtype=np.int8)
 
-    def _step_chance(self, chance: Any, rows: np.ndarray) -> np.ndarray:
-        if chance is None:
-            return self.draw_chance(len(rows))
-        return _faces(chance, (self.n, 2 * self.n_dice), "chance")[rows]
+    def _draw_rolls(self, *shape: int) -> np.ndarray:
+        """Roll numbers (:class:`TurnStates`) of n_dice fair dice each; a step's are
+        ``(m, 2)``: the re-roll (a roll of fewer dice is the number modulo ``6**k``) and the
+        first roll of the turn the step may start."""
+        return self.rng.integers(0, 6**self.n_dice, size=shape, dtype=np.int32)
+
+    def _rolls_of_faces(self, faces: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """The roll numbers of given chance ``faces`` (m, 2 n_dice) under actions ``a``."""
+        nd, place = self.n_dice, self.turns.place
+        f = faces.astype(np.int32) - 1
+        return np.stack([(f[:, :nd] * place[a]).sum(axis=1), f[:, nd:] @ place[-1]], axis=1)
+
+    def faces_of_rolls(self, numbers: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """The chance faces ``(m, 2 n_dice)`` that roll numbers ``numbers`` (m, 2) stand for
+        under actions ``a`` (the inverse of how :meth:`step` reads ``chance``; dice the
+        action keeps show 1, unread): what a step drawn by the engine rolled, e.g. to replay
+        it on the scalar game."""
+        t = self.turns
+        place = t.place[a].astype(np.int64)
+        u = numbers.astype(np.int64)
+        reroll = np.where(
+            place > 0, 1 + (u[:, :1] % t.roll_size[a][:, None]) // np.maximum(place, 1) % 6, 1
+        )
+        first = 1 + u[:, 1:] // t.place[-1][None, :] % 6
+        return np.concatenate([reroll, first], axis=1).astype(np.int8)
 
     # -- state ----------------------------------------------------------------------------
     def dice_ids(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
@@ -420,9 +475,10 @@ class BatchedDicePoker:
         rows = _rows(which, self.n)
         P, nd = self.n_players, self.n_dice
         if chance is None:
-            first_roll = self.rng.integers(1, 7, size=(len(rows), nd), dtype=np.int8)
+            first_roll = self._draw_rolls(len(rows))
         else:
-            first_roll = _faces(chance, (self.n, nd), "chance")[rows]
+            f = _faces(chance, (self.n, nd), "chance")[rows]
+            first_roll = (f.astype(np.int32) - 1) @ self.turns.place[-1]
         if self.first_player == "roll":
             if seating is not None:
                 s = np.asarray(seating)
@@ -445,11 +501,9 @@ class BatchedDicePoker:
         """Each player rolls one die, the tied highest again (``roll_for_first``)."""
         m, P = len(rows), self.n_players
         contending = np.ones((m, P), dtype=bool)
+        open_ = np.arange(m)  # the tables still tied, ascending
         r = 0
-        while True:
-            open_ = np.flatnonzero(contending.sum(axis=1) > 1)
-            if open_.size == 0:
-                return contending.argmax(axis=1).astype(np.int8)
+        while open_.size:
             if seating is None:
                 faces = self.rng.integers(1, 7, size=(open_.size, P), dtype=np.int8)
             elif r < seating.shape[1]:
@@ -462,28 +516,36 @@ class BatchedDicePoker:
                     f"{seating.shape[1]} round(s) of rolls given"
                 )
             f = np.where(contending[open_], faces, 0)
-            contending[open_] = f == f.max(axis=1, keepdims=True)
+            top = f[:, 0]
+            for c in range(1, P):
+                top = np.maximum(top, f[:, c])
+            tied = f == top[:, None]
+            contending[open_] = tied
+            count = tied[:, 0].astype(np.int8)
+            for c in range(1, P):
+                count += tied[:, c]
+            open_ = open_[count > 1]
             r += 1
+        return contending.argmax(axis=1).astype(np.int8)
 
-    def _new_game(self, rows: np.ndarray, at: np.ndarray, faces: np.ndarray) -> None:
-        """Start the next game at tables ``rows`` (its starter follows the circle); ``faces``
-        rows ``at`` hold the first roll."""
+    def _new_game(self, rows: np.ndarray, at: np.ndarray, roll: np.ndarray) -> None:
+        """Start the next game at tables ``rows`` (its starter follows the circle); ``roll``
+        at ``at`` is the number of its first roll."""
         starter = (self.first[rows] + self.games_played[rows]) % self.n_players
         self.seats[rows] = np.stack(turn_order(starter, self.n_players), axis=1)
         self.round_len[rows] = self.n_players
         self.playoff[rows] = 0
-        self._new_round(rows, at, faces)
+        self._new_round(rows, at, roll)
 
-    def _new_round(self, rows: np.ndarray, at: np.ndarray, faces: np.ndarray) -> None:
+    def _new_round(self, rows: np.ndarray, at: np.ndarray, roll: np.ndarray) -> None:
         self.turn[rows] = 0
         self.best[rows] = -1
         self.best_count[rows] = 0
         self._hold[rows] = 0
-        self._new_turn(rows, at, faces)
+        self._new_turn(rows, at, roll)
 
-    def _new_turn(self, rows: np.ndarray, at: np.ndarray, faces: np.ndarray) -> None:
-        t = self.turns
-        self._sid[rows] = t.final_of_code[t.radix[faces[at]].sum(axis=1)]
+    def _new_turn(self, rows: np.ndarray, at: np.ndarray, roll: np.ndarray) -> None:
+        self._sid[rows] = self.turns.final_of_roll[roll[at]]
         self.rolls_used[rows] = 1
         self.current_player[rows] = self.seats[rows, self.turn[rows]]
 
@@ -530,17 +592,22 @@ class BatchedDicePoker:
         their actions and chance are not read."""
         a = self.check_actions(actions, which)
         rows = _rows(which, self.n)
-        faces = self._step_chance(chance, rows)
+        if chance is None:
+            rolls = self._draw_rolls(len(rows), 2)
+        else:
+            faces = _faces(chance, (self.n, 2 * self.n_dice), "chance")[rows]
+            rolls = self._rolls_of_faces(faces, a[rows])
         pay = np.zeros((self.n, self.n_players), dtype=np.int32)
-        paid = self._step_rows(rows, a[rows], faces)
+        paid = self._step_rows(rows, a[rows], rolls)
         if paid is not None:
             pay[rows] = paid
         return pay
 
-    def _step_rows(self, rows: np.ndarray, a: np.ndarray, faces: np.ndarray) -> np.ndarray | None:
-        """Play checked actions ``a`` at tables ``rows`` with ``faces`` (len(rows), 2n);
-        returns the (len(rows), n_players) payoffs, None when no game ended (all zero)."""
-        nd, P = self.n_dice, self.n_players
+    def _step_rows(self, rows: np.ndarray, a: np.ndarray, numbers: np.ndarray) -> np.ndarray | None:
+        """Play checked actions ``a`` at tables ``rows`` with the roll numbers ``numbers``
+        (len(rows), 2: the re-roll, the first roll of a new turn); returns the (len(rows),
+        n_players) payoffs, None when no game ended (all zero)."""
+        P = self.n_players
         m = len(rows)
         rolls = self.rolls_used[rows]
         reroll = a != 0
@@ -551,10 +618,12 @@ class BatchedDicePoker:
             r = np.flatnonzero(reroll)
             g = rows[r]
             ar = a[r]
-            kept = t.kept[self._sid[g], ar]
-            rolled = t.sub_of_code[(t.radix[faces[r, :nd]] * t.action_bits[ar]).sum(axis=1)]
+            kept = t.kept.reshape(-1)[self._sid[g].astype(np.intp) * t.kept.shape[1] + ar]
+            rolled = t.sub_of_roll[t.roll_start[ar] + numbers[r, 0] % t.roll_size[ar]]
             now = rolls[r] + 1
-            self._sid[g] = t.after[now - 2, kept, rolled]
+            subs = t.after.shape[1]
+            at = ((now - 2).astype(np.intp) * subs + kept) * subs + rolled
+            self._sid[g] = t.after.reshape(-1)[at]
             rolls[r] = now
             self.rolls_used[g] = now
         end = ~reroll | (rolls == MAX_ROLLS)
@@ -576,7 +645,7 @@ class BatchedDicePoker:
         over = turn == self.round_len[g]
         going = ~over
         if going.any():
-            self._new_turn(g[going], e[going], faces[:, nd:])
+            self._new_turn(g[going], e[going], numbers[:, 1])
         if not over.any():
             return None
         pay = np.zeros((m, P), dtype=np.int32)
@@ -600,7 +669,7 @@ class BatchedDicePoker:
             self.current_player[ended] = -1
             more = ~finished
             if more.any():
-                self._new_game(gw[more], w[more], faces[:, nd:])
+                self._new_game(gw[more], w[more], numbers[:, 1])
         tied = ~won
         if tied.any():
             # Play-off among the tied, in this round's order from the earliest tied.
@@ -612,7 +681,7 @@ class BatchedDicePoker:
             self.seats[gp] = np.where(kept, np.take_along_axis(order, pick, axis=1), -1)
             self.round_len[gp] = count[tied]
             self.playoff[gp] += 1
-            self._new_round(gp, p, faces[:, nd:])
+            self._new_round(gp, p, numbers[:, 1])
         return pay
 
 
@@ -629,9 +698,10 @@ def _policy(opponent: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
 
 
 def _table_policy(opponent: Any, core: BatchedDicePoker) -> Callable | None:
-    """The opponent's shortcut past the observation, where it has one for this table:
-    ``opponent.table_policy(core)`` returning ``act(rows, masks)`` that chooses exactly what
-    ``act_batch(core.observe(rows=rows), masks)`` would (None: no shortcut)."""
+    """The opponent's shortcut past the observation and the mask, where it has one for this
+    table: ``opponent.table_policy(core)`` returning ``act(rows)`` that chooses exactly what
+    ``act_batch(core.observe(rows=rows), core.action_masks(rows))`` would (None: no
+    shortcut)."""
     make = getattr(opponent, "table_policy", None)
     return make(core) if callable(make) else None
 
@@ -645,8 +715,8 @@ class BatchedDicePokerSingle:
     Agent; its ``seed`` is called from the engine's Generator when the engine is seeded) or
     any such callable. The same object at several seats is asked once for all of them.
     Two shortcuts, each bound to choose exactly what ``act_batch`` chooses: a policy with
-    ``table_policy(core)`` returning ``act(rows, masks)`` (not None) decides from the
-    tables' state without an observation being encoded; one with ``reads_observations =
+    ``table_policy(core)`` returning ``act(rows)`` (not None) decides from the tables' state
+    without an observation or a mask being gathered; one with ``reads_observations =
     False`` is handed None for the observations.
     ``agent_seat``: a seat, or ``"random"`` (drawn per table at each reset).
 
@@ -700,7 +770,7 @@ class BatchedDicePokerSingle:
                 _policy(o)  # fails early on something that cannot act
                 self.opponents.append(o)
             slot.append(next(i for i, p in enumerate(self.opponents) if p is o))
-        # per opponent: act(rows, masks) on the tables' state, or act(obs, masks) (then
+        # per opponent: act(rows) on the tables' state, or act(obs, masks) (then
         # ``_reads[i]`` says whether it needs the observations encoded)
         self._acts, self._direct, self._reads = [], [], []
         for o in self.opponents:
@@ -769,18 +839,18 @@ class BatchedDicePokerSingle:
         a = self.core.check_actions(actions, which)
         rows = _rows(which, self.n)
         reward = np.zeros(self.n, dtype=np.int32)
-        pay = self.core._step_rows(rows, a[rows], self.core.draw_chance(len(rows)))
+        pay = self.core._step_rows(rows, a[rows], self.core._draw_rolls(len(rows), 2))
         if pay is not None:
             reward[rows] = pay[np.arange(len(rows)), self.agent_seat[rows]]
         reward[rows] += self._advance(rows)
         return reward
 
-    def _ask(self, i: int, g: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Opponent ``i``'s actions at the tables ``g`` (its turn at each)."""
+    def _ask(self, i: int, g: np.ndarray) -> np.ndarray:
+        """Opponent ``i``'s actions at the tables ``g`` (running, its turn at each)."""
         if self._direct[i]:
-            return self._acts[i](g, masks)
+            return self._acts[i](g)
         obs = self.core.observe(rows=g) if self._reads[i] else None
-        return self._acts[i](obs, masks)
+        return self._acts[i](obs, self.core.legal_by_state[self.core._sid[g]])
 
     def _advance(self, rows: np.ndarray) -> np.ndarray:
         """Opponents play at ``rows`` until the learner must act or the episode ends."""
@@ -794,17 +864,15 @@ class BatchedDicePokerSingle:
                 return gained
             live = live[wait]
             g = g[wait]
-            # the rows are running tables: the masks are the legal sets of their turn states
-            masks = core._by_state.legal[core._sid[g]]
             if len(self._acts) == 1:
-                acts = np.asarray(self._ask(0, g, masks))
+                acts = np.asarray(self._ask(0, g))
             else:
                 who = self._who[g, core.current_player[g]]
                 acts = np.zeros(len(g), dtype=np.int64)
                 for i in range(len(self._acts)):
                     sel = who == i
                     if sel.any():
-                        acts[sel] = self._ask(i, g[sel], masks[sel])
+                        acts[sel] = self._ask(i, g[sel])
             if acts.shape != (len(g),) or not np.issubdtype(acts.dtype, np.integer):
                 raise ValueError(
                     f"an opponent policy returned {acts.dtype} {acts.shape}; expected "
@@ -812,10 +880,12 @@ class BatchedDicePokerSingle:
                 )
             acts = acts.astype(np.int64)
             inside = (acts >= 0) & (acts < core.n_actions)
-            legal = np.take_along_axis(masks, np.where(inside, acts, 0)[:, None], axis=1)[:, 0]
+            # the rows are running tables: the legal moves are those of their turn states
+            at = core._sid[g].astype(np.intp) * core.n_actions + np.where(inside, acts, 0)
+            legal = core.legal_by_state.reshape(-1)[at]
             if not (inside & legal).all():
                 core._check_rows(g, acts, who=" by an opponent")  # raises, naming the table
-            pay = core._step_rows(g, acts, core.draw_chance(len(g)))
+            pay = core._step_rows(g, acts, core._draw_rolls(len(g), 2))
             if pay is not None:
                 gained[live] += pay[np.arange(len(g)), self.agent_seat[g]]
 

@@ -12,6 +12,7 @@ from agents import make_agent
 from agents.optimal.dice_poker import win_probabilities
 from envs.batched.dice_poker import BatchedDicePoker, BatchedDicePokerSingle
 from envs.dice_poker import DicePokerEnv
+from envs.rules.dice import multisets
 from envs.rules.dice_poker import DicePokerRules
 from envs.vector import BatchedVecEnv, play_games
 
@@ -65,6 +66,51 @@ def test_batched_random_agent_is_the_same_generator_stream():
     assert a.rng.bit_generator.state == b.rng.bit_generator.state
     with pytest.raises(ValueError, match="row 1 allows no action"):
         b.act_batch(obs[:2], np.array([masks[0], masks[0] & False]))
+
+
+def test_random_table_policy_is_act_batch_on_the_tables_state():
+    """The random player's shortcut past the mask (``table_policy``) picks what act_batch
+    picks on the same tables' masks, and leaves the Generator in the same state."""
+    e = BatchedDicePoker(400, DicePokerRules(n_dice=6), seed=2, n_players=3)
+    e.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        a, b = make_agent("random", "dice_poker6"), make_agent("random", "dice_poker6")
+        a.seed(9)
+        b.seed(9)
+        rows = np.flatnonzero(~e.done)
+        want = a.act_batch(None, e.action_masks()[rows])
+        np.testing.assert_array_equal(b.table_policy(e)(rows), want)
+        assert a.rng.bit_generator.state == b.rng.bit_generator.state
+        m = e.action_masks()
+        e.step((rng.random(m.shape) * m).argmax(axis=1))
+        e.reset(e.done)
+    assert make_agent("random", "dice_poker6").table_policy(object()) is None
+
+
+@pytest.mark.parametrize("n_dice", [5, 6])
+def test_roll_numbers_are_fair_dice(n_dice):
+    """A roll number ``u < 6**k`` is one roll of the ``k`` dice a re-roll bit set rolls: over
+    all ``u`` every face tuple of those dice comes up exactly once, the turn tables read the
+    multiset of those faces, and the faces read back give ``u`` (``chance`` and the
+    engine's own draws are the same dice)."""
+    e = BatchedDicePoker(1, DicePokerRules(n_dice=n_dice))
+    t = e.turns
+    subs = {m: i for i, m in enumerate(m for k in range(n_dice + 1) for m in multisets(k))}
+    for a in range(2**n_dice):
+        u = np.arange(int(t.roll_size[a]))
+        numbers = np.stack([u, u % 6**n_dice], axis=1)
+        faces = e.faces_of_rolls(numbers, np.full(len(u), a))
+        rolled = faces[:, :n_dice][:, t.action_bits[a].astype(bool)]
+        assert len({tuple(f) for f in rolled}) == len(u) == 6 ** rolled.shape[1]
+        want = [subs[tuple(sorted(f))] for f in rolled.tolist()]
+        np.testing.assert_array_equal(t.sub_of_roll[t.roll_start[a] + u], want)
+        np.testing.assert_array_equal(e._rolls_of_faces(faces, np.full(len(u), a)), numbers)
+    u = np.arange(6**n_dice)
+    first = e.faces_of_rolls(np.stack([u, u], axis=1), np.zeros(len(u), dtype=np.int64))
+    finals = {m: i for i, m in enumerate(multisets(n_dice))}
+    want = [finals[tuple(sorted(f))] for f in first[:, n_dice:].tolist()]
+    np.testing.assert_array_equal(t.final_of_roll, want)
 
 
 @pytest.mark.parametrize(("n_players", "n_dice"), [(2, 5), (3, 5), (3, 6)])

@@ -154,9 +154,9 @@ def test_single_agent_table_replays_on_the_scalar_match(game, options, n_players
     log = []
     step_rows = core._step_rows
 
-    def recorded(rows, actions, faces):
-        log.append((rows.copy(), actions.copy(), faces.copy()))
-        return step_rows(rows, actions, faces)
+    def recorded(rows, actions, numbers):
+        log.append((rows.copy(), actions.copy(), core.faces_of_rolls(numbers, actions)))
+        return step_rows(rows, actions, numbers)
 
     core._step_rows = recorded
     started = {}  # table -> (first player, first roll) as the core's reset left them
