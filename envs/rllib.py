@@ -36,7 +36,7 @@ from gymnasium.vector.utils import batch_space
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from envs import games
-from envs.vector import _reseed, make_engine
+from envs.vector import make_engine, reseed
 
 # Table options of the single-agent envs that an AEC table (every seat an agent) does not take.
 SINGLE_AGENT_ONLY = ("opponents", "agent_seat", "reward_scale")
@@ -72,7 +72,7 @@ class NextStepVectorEnv(VectorEnv):
         if options:
             raise ValueError(f"reset takes no options, got {options!r}")
         if seed is not None:
-            _reseed(self.engine, seed)  # the engine's dice and cards, and its opponents
+            reseed(self.engine, seed)  # the engine's dice and cards, and its opponents
         self.engine.reset()
         self._ended[:] = False
         return self._observe(), {}

@@ -99,7 +99,7 @@ def _opponents(spec: Any, game: str, rules: dict) -> Any:
     return [one(s) for s in spec] if isinstance(spec, list | tuple) else one(spec)
 
 
-def _reseed(engine: Any, seed: int) -> None:
+def reseed(engine: Any, seed: int) -> None:
     """A fresh Generator from ``seed`` for the engine (and its opponents, where it has any)."""
     if callable(getattr(engine, "seed", None)):
         engine.seed(seed)
@@ -148,7 +148,7 @@ class BatchedVectorEnv(VectorEnv):
         if options:
             raise ValueError(f"reset takes no options, got {options!r}")
         if seed is not None:
-            _reseed(self.engine, seed)
+            reseed(self.engine, seed)
         self.engine.reset()
         self._episodes = _Episodes(self.num_envs)
         self._started = True
@@ -195,7 +195,7 @@ class BatchedVecEnv(VecEnv):
 
     def reset(self) -> np.ndarray:
         if self._seeds[0] is not None:
-            _reseed(self.engine, self._seeds[0])
+            reseed(self.engine, self._seeds[0])
         self._reset_seeds()
         self.engine.reset()
         self._episodes = _Episodes(self.num_envs)

@@ -76,14 +76,14 @@ def check_spec(spec: str, game: str) -> None:
         )
 
 
-def _finite(x):
+def json_safe(x):
     """JSON has no NaN: write null instead."""
     if isinstance(x, float) and not math.isfinite(x):
         return None
     if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
+        return {k: json_safe(v) for k, v in x.items()}
     if isinstance(x, list | tuple):
-        return [_finite(v) for v in x]
+        return [json_safe(v) for v in x]
     return x
 
 
@@ -112,7 +112,7 @@ def check_out(out: Path, outputs: tuple[str, ...] = OUTPUTS) -> None:
 def write_outputs(result: ArenaResult, out: Path, chart: bool = True) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "results.json", out / "results.csv"]
-    write_text(paths[0], json.dumps(_finite(result.to_json()), indent=1) + "\n")
+    write_text(paths[0], json.dumps(json_safe(result.to_json()), indent=1) + "\n")
     rows = result.csv_rows()
     with atomic_write(paths[1], "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))

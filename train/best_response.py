@@ -61,7 +61,7 @@ from envs import games  # noqa: E402
 from envs.cli import add_rule_argument, rule_options  # noqa: E402
 from envs.rules.dice_poker import DicePokerRules  # noqa: E402
 from envs.vector import BatchedVecEnv, play_games  # noqa: E402
-from train.benchmark import _finite, check_out, check_spec  # noqa: E402
+from train.benchmark import check_out, check_spec, json_safe  # noqa: E402
 from train.config import ConfigError, is_int  # noqa: E402
 from train.ppo import RunConfig, load_env_run, ppo_arguments  # noqa: E402
 
@@ -360,7 +360,7 @@ def write_outputs(result: dict[str, Any], model, out: Path) -> None:
         writer = csv.DictWriter(f, fieldnames=list(row))
         writer.writeheader()
         writer.writerow(row)
-    write_text(out / "results.json", json.dumps(_finite(result), indent=1) + "\n")
+    write_text(out / "results.json", json.dumps(json_safe(result), indent=1) + "\n")
 
 
 def _ci(s: dict[str, Any]) -> str:

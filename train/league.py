@@ -75,12 +75,12 @@ from train.config import (  # noqa: E402
 )
 from train.ppo import (  # noqa: E402
     EnvConfig,
-    _checkpoint_step,
-    _next_multiple,
     add_run_arguments,
     check_run_folder,
+    checkpoint_step,
     command_line,
     load_checkpoint,
+    next_multiple,
     ppo_arguments,
     run_overrides,
 )
@@ -544,7 +544,7 @@ def main(argv: list[str] | None = None) -> Path:
         except (OSError, ValueError) as err:
             raise ConfigError(f"--resume: the population beside {last.name}: {err}") from None
         population = Population.from_state(cfg, state, last.name)
-        start = _checkpoint_step(last)
+        start = checkpoint_step(last)
         vec = tables_vec = LeagueVecEnv(cfg, population, cfg.run.seed + start)
         if normalize:
             normalizer.set_venv(vec)
@@ -628,9 +628,9 @@ def main(argv: list[str] | None = None) -> Path:
         def __init__(self) -> None:
             super().__init__()
             league = cfg.league
-            self.next_snap = _next_multiple(model.num_timesteps, league.snapshot_every)
-            self.next_eval = _next_multiple(model.num_timesteps, league.eval_every)
-            self.next_ckpt = _next_multiple(model.num_timesteps, cfg.run.checkpoint_every)
+            self.next_snap = next_multiple(model.num_timesteps, league.snapshot_every)
+            self.next_eval = next_multiple(model.num_timesteps, league.eval_every)
+            self.next_ckpt = next_multiple(model.num_timesteps, cfg.run.checkpoint_every)
 
         def _on_step(self) -> bool:
             step = self.num_timesteps

@@ -60,7 +60,7 @@ from train.config import (  # noqa: E402
 )
 
 
-def _chips(cfg: Config) -> bool:
+def scored_in_chips(cfg: Config) -> bool:
     """The game is scored in chips (else in points); the registry says which."""
     return games.by_gym_id(cfg.env.id).result == "chips"
 
@@ -393,7 +393,7 @@ def evaluate(
         "mean": float(totals.mean()),
         "ci95": float(1.96 * totals.std(ddof=1) / np.sqrt(len(totals))),
     }
-    if _chips(cfg):
+    if scored_in_chips(cfg):
         out["win_rate"] = float((totals > 0).mean())
     return out
 
@@ -408,7 +408,7 @@ def optimal_score(cfg: Config) -> float:
 
 def baselines(cfg: Config) -> list[str]:
     """The opponents a poker model is measured against (none for the scorecard games)."""
-    return list(cfg.run.eval_opponents) if _chips(cfg) else []
+    return list(cfg.run.eval_opponents) if scored_in_chips(cfg) else []
 
 
 # -- training ------------------------------------------------------------------------------------
@@ -516,7 +516,7 @@ def check_run_folder(run_dir: Path, resume: bool) -> list[Path]:
     if run_dir.exists() and not run_dir.is_dir():
         raise ConfigError(f"run folder {str(run_dir)!r} is a file; choose another --out")
     ckpt_dir = run_dir / "checkpoints"
-    checkpoints = sorted(ckpt_dir.glob("step_*.zip"), key=_checkpoint_step)
+    checkpoints = sorted(ckpt_dir.glob("step_*.zip"), key=checkpoint_step)
     if not resume and (run_dir / "model.zip").exists():
         raise FileExistsError(f"{run_dir} already holds a finished run; use --out or --seed")
     if not resume and checkpoints:
@@ -529,7 +529,8 @@ def check_run_folder(run_dir: Path, resume: bool) -> list[Path]:
     return checkpoints
 
 
-def _checkpoint_step(path: Path) -> int:
+def checkpoint_step(path: Path) -> int:
+    """The step count in a checkpoint's name (``step_<n>.zip``)."""
     return int(path.stem.split("_")[1])
 
 
@@ -574,7 +575,7 @@ def main(argv: list[str] | None = None) -> Path:
     # episodes it began with.
     if args.resume:
         last, model, normalizer = load_checkpoint(checkpoints, cfg.run.normalize_obs)
-        start = _checkpoint_step(last)
+        start = checkpoint_step(last)
         vec = make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed + start)
         if cfg.run.normalize_obs:
             normalizer.set_venv(vec.venv)
@@ -600,7 +601,7 @@ def main(argv: list[str] | None = None) -> Path:
             vec.close()
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
             raise ConfigError(f"ppo: MaskablePPO rejects these arguments: {first}") from None
-    best_known = None if _chips(cfg) else optimal_score(cfg)
+    best_known = None if scored_in_chips(cfg) else optimal_score(cfg)
 
     ckpt_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "pool").mkdir(exist_ok=True)
@@ -652,9 +653,9 @@ def main(argv: list[str] | None = None) -> Path:
     class Periodic(BaseCallback):
         def __init__(self) -> None:
             super().__init__()
-            self.next_eval = _next_multiple(model.num_timesteps, cfg.run.eval_every)
-            self.next_ckpt = _next_multiple(model.num_timesteps, cfg.run.checkpoint_every)
-            self.next_snap = _next_multiple(model.num_timesteps, cfg.run.self_play.snapshot_every)
+            self.next_eval = next_multiple(model.num_timesteps, cfg.run.eval_every)
+            self.next_ckpt = next_multiple(model.num_timesteps, cfg.run.checkpoint_every)
+            self.next_snap = next_multiple(model.num_timesteps, cfg.run.self_play.snapshot_every)
             self.rollout_start = self.rollout_end = None
             self.eval_before = 0.0
 
@@ -753,7 +754,7 @@ def measure(
     Every agent measured in a run plays the same episodes (same seeds).
     """
     seed = 10_000_000 + cfg.run.seed
-    if not _chips(cfg):
+    if not scored_in_chips(cfg):
         res = evaluate(agent, cfg, n_episodes, seed)
         row = {"score": res["mean"], "score_ci95": res["ci95"]}
         if best_known:
@@ -835,7 +836,9 @@ def learn_rest(model, total_timesteps: int, callback, args, **learn_kwargs) -> N
         )
 
 
-def _next_multiple(step: int, every: int) -> int:
+def next_multiple(step: int, every: int) -> int:
+    """The first multiple of ``every`` after ``step`` (when the next evaluation or
+    checkpoint falls due)."""
     return (step // every + 1) * every
 
 

@@ -62,15 +62,15 @@ from envs.cli import add_rule_argument, rule_options  # noqa: E402
 from train.config import ConfigError, append_csv, last_row  # noqa: E402
 from train.ppo import (  # noqa: E402
     Config,
-    _chips,
-    _next_multiple,
     batched,
     check_env_and_opponents,
     finish,
     format_result,
     load_env_run,
     measure,
+    next_multiple,
     optimal_score,
+    scored_in_chips,
 )
 
 # RLlib's settings that this script sets itself (from env:, run: and the command line).
@@ -102,7 +102,7 @@ class RLlibConfig(Config):
 
     @property
     def self_play(self) -> bool:
-        return _chips(self) and self.run.self_play.enabled
+        return scored_in_chips(self) and self.run.self_play.enabled
 
 
 def _group_keys() -> dict[str, str]:
@@ -382,7 +382,7 @@ def main(argv: list[str] | None = None) -> Path:
             for slot in snaps:  # the pool starts as copies of the untrained policy
                 take_snapshot(algo, slot)
 
-        best_known = None if _chips(cfg) else optimal_score(cfg)
+        best_known = None if scored_in_chips(cfg) else optimal_score(cfg)
         metrics_path = run_dir / "metrics.csv"
         started = time.perf_counter()
         wall_before = float(last_row(metrics_path).get("wall_s", 0.0)) if args.resume else 0.0
@@ -398,22 +398,22 @@ def main(argv: list[str] | None = None) -> Path:
 
         if not args.resume:
             record(0, cfg.run.eval_episodes)
-        next_eval = _next_multiple(steps, cfg.run.eval_every)
-        next_ckpt = _next_multiple(steps, cfg.run.checkpoint_every)
-        next_snap = _next_multiple(steps, sp.snapshot_every)
+        next_eval = next_multiple(steps, cfg.run.eval_every)
+        next_ckpt = next_multiple(steps, cfg.run.checkpoint_every)
+        next_snap = next_multiple(steps, sp.snapshot_every)
         while steps < cfg.run.total_timesteps:
             result = algo.train()
             steps += int(result["env_runners"]["num_env_steps_sampled"])
             if steps >= next_ckpt:
                 save_checkpoint(algo, ckpt_dir / f"step_{steps}")
-                next_ckpt = _next_multiple(steps, cfg.run.checkpoint_every)
+                next_ckpt = next_multiple(steps, cfg.run.checkpoint_every)
             if snaps and steps >= next_snap:
                 take_snapshot(algo, snaps[(steps // sp.snapshot_every - 1) % len(snaps)])
-                next_snap = _next_multiple(steps, sp.snapshot_every)
+                next_snap = next_multiple(steps, sp.snapshot_every)
             if steps >= next_eval:
                 row = record(steps, cfg.run.eval_episodes)
                 print(f"{steps} steps: " + format_result(row, cfg, best_known).replace("\n", "; "))
-                next_eval = _next_multiple(steps, cfg.run.eval_every)
+                next_eval = next_multiple(steps, cfg.run.eval_every)
         final_ckpt = ckpt_dir / f"step_{steps}"
         if not final_ckpt.exists():
             save_checkpoint(algo, final_ckpt)

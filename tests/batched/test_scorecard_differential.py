@@ -42,7 +42,7 @@ def _hunting_actions(rng: np.random.Generator, dice: np.ndarray, mask: np.ndarra
 
 def _run(rules: str, options: dict, n_games: int, seed: int, slots: int = 500) -> int:
     """Play ``n_games`` games in ``slots`` side by side (a finished slot starts a new game
-    in both engines); returns the number of steps compared."""
+    in both engines); returns the steps and the games compared."""
     r = make_rules(rules, **options)
     rng = np.random.default_rng(seed)
     batch = BatchedScorecard(slots, r)
@@ -72,10 +72,10 @@ def _run(rules: str, options: dict, n_games: int, seed: int, slots: int = 500) -
             for g in np.flatnonzero(done):
                 games[g] = ScorecardGame(np.random.default_rng(0), r, chance=fresh[g])
             started += int(done.sum())
-    return steps
+    return steps, finished
 
 
 @pytest.mark.parametrize(("rules", "options", "n_games"), VARIANTS)
 def test_batched_equals_scalar(rules, options, n_games):
-    steps = _run(rules, options, n_games, seed=len(options) * 7 + n_games)
-    assert steps > n_games * 13
+    steps, games = _run(rules, options, n_games, seed=len(options) * 7 + n_games)
+    assert games >= n_games and steps > n_games * 13
