@@ -1,5 +1,6 @@
-"""What every training script shares: reading a YAML config into checked dataclasses, and
-the ``metrics.csv`` of a run (one row per evaluation).
+"""What every training script shares: reading a YAML config into checked dataclasses, the
+command line and the run folder's protocol (``--resume``, checkpoints), and the
+``metrics.csv`` of a run (one row per evaluation).
 
 A bad config is a :class:`ConfigError` of one line naming the key, the value and what is
 allowed; the scripts turn it into exit status 2 (``train/ppo.py``'s ``command_line``) or
@@ -8,9 +9,11 @@ one ``error:`` line.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import dataclasses
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +162,74 @@ def read_sections(name: str, sections: tuple[str, ...]) -> tuple[Path, dict[str,
             hint = " (a learner: section: train with train/handvalue.py)"
         raise ConfigError(f"unknown section(s) {unknown} in {path}; allowed: {allowed}{hint}")
     return path, data
+
+
+# -- the command line and the run folder -----------------------------------------------------
+
+
+def add_run_arguments(
+    parser: argparse.ArgumentParser, total: str = "timesteps", n_envs: bool = True
+) -> None:
+    """The options every training script of a config takes: ``--config``, ``--total-<total>``
+    (``timesteps`` for PPO, ``games`` for the afterstate and hand-value learners), ``--seed``,
+    ``--out``, ``--n-envs`` (where ``n_envs``), ``--resume`` and ``--no-progress``."""
+    parser.add_argument("--config", required=True, help="a YAML file, or a name in configs/")
+    parser.add_argument(f"--total-{total}", type=int)
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--out", dest="out_dir")
+    if n_envs:
+        parser.add_argument("--n-envs", type=int)
+    parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def run_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``run:`` fields the command line sets (None where it does not)."""
+    keys = ("total_timesteps", "total_games", "seed", "out_dir", "n_envs")
+    return {k: getattr(args, k) for k in keys if hasattr(args, k)}
+
+
+def command_line(main, prog: str, argv: list[str] | None = None) -> None:
+    """Run ``main(argv)``: a bad config, option or run folder is one line and exit status 2."""
+    try:
+        main(argv)
+    except (ConfigError, FileNotFoundError, FileExistsError) as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def checkpoint_step(path: Path) -> int:
+    """The count in a checkpoint's name (``step_<n>.zip``, ``games_<n>.pt``)."""
+    return int(path.stem.split("_")[1])
+
+
+def check_run_folder(
+    run_dir: Path, resume: bool, checkpoint: str = "step_*.zip", final: str = "model.zip"
+) -> list[Path]:
+    """The run folder's state against ``--resume``; returns its checkpoints (files named
+    ``checkpoint`` in ``run_dir/checkpoints``), oldest first. ``final``: the file a finished
+    run leaves.
+
+    A folder with checkpoints but no ``--resume`` is an error rather than a silent
+    fresh start beside them: a later ``--resume`` would continue the old attempt.
+    """
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ConfigError(f"run folder {str(run_dir)!r} is a file; choose another --out")
+    ckpt_dir = run_dir / "checkpoints"
+    checkpoints = sorted(ckpt_dir.glob(checkpoint), key=checkpoint_step)
+    if not resume and (run_dir / final).exists():
+        raise FileExistsError(f"{run_dir} already holds a finished run; use --out or --seed")
+    if not resume and checkpoints:
+        raise FileExistsError(
+            f"{run_dir} holds checkpoints of an unfinished run (newest {checkpoints[-1].name}): "
+            "continue it with --resume, or start another with --out or --seed"
+        )
+    if resume and not checkpoints:
+        raise FileNotFoundError(f"--resume: no checkpoint in {ckpt_dir}")
+    return checkpoints
+
+
+# -- metrics ---------------------------------------------------------------------------------
 
 
 def append_csv(path: Path, row: dict[str, Any]) -> None:

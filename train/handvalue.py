@@ -46,11 +46,14 @@ from envs.batched.dice_poker import BatchedDicePoker  # noqa: E402
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules  # noqa: E402
 from train.config import (  # noqa: E402  (the shared config reader and metrics file)
     ConfigError,
+    add_run_arguments,
     append_csv,
     build,
     check_positive,
+    check_run_folder,
     is_int,
     read_sections,
+    run_overrides,
 )
 from train.dice_poker_seats import seat_results  # noqa: E402
 
@@ -234,27 +237,15 @@ def plot_curve(metrics: Path, out: Path, title: str) -> None:
 
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", required=True, help="a YAML file, or a name in configs/")
-    parser.add_argument("--seed", type=int)
-    parser.add_argument("--total-games", type=int)
-    parser.add_argument("--out", dest="out_dir")
-    parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_run_arguments(parser, total="games", n_envs=False)
     args = parser.parse_args(argv)
-    cfg = load_config(
-        args.config,
-        {"seed": args.seed, "total_games": args.total_games, "out_dir": args.out_dir},
-    )
+    cfg = load_config(args.config, run_overrides(args))
     from tqdm import tqdm
 
     rules = games.get(cfg.game).make_rules(**cfg.rule_options)
     run_dir, ckpt_dir = cfg.run_dir, cfg.run_dir / "checkpoints"
     metrics = run_dir / "metrics.csv"
-    checkpoints = sorted(ckpt_dir.glob("games_*.npz"), key=lambda p: int(p.stem.split("_")[1]))
-    if args.resume and not checkpoints:
-        raise FileNotFoundError(f"--resume: no checkpoint in {ckpt_dir}")
-    if not args.resume and (checkpoints or (run_dir / "values.npz").exists()):
-        raise FileExistsError(f"{run_dir} holds an earlier run; use --resume, --out or --seed")
+    checkpoints = check_run_folder(run_dir, args.resume, "games_*.npz", "values.npz")
     ckpt_dir.mkdir(parents=True, exist_ok=True)
     resolved = {k: dataclasses.asdict(getattr(cfg, k)) for k in ("env", "learner", "run")}
     write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))

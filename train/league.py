@@ -65,24 +65,24 @@ from envs.vector import BatchedVecEnv, make_engine, play_games  # noqa: E402
 from train import ppo  # noqa: E402
 from train.config import (  # noqa: E402
     ConfigError,
+    add_run_arguments,
     append_csv,
     build,
+    check_run_folder,
+    checkpoint_step,
+    command_line,
     is_int,
     is_number,
     last_row,
     read_sections,
     repair_csv,
+    run_overrides,
 )
 from train.ppo import (  # noqa: E402
     EnvConfig,
-    add_run_arguments,
-    check_run_folder,
-    checkpoint_step,
-    command_line,
     load_checkpoint,
     next_multiple,
     ppo_arguments,
-    run_overrides,
 )
 
 GAME = "card_poker"

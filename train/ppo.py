@@ -49,14 +49,19 @@ if str(ROOT) not in sys.path:  # run as a script: the repository's packages firs
 from train.config import (  # noqa: E402
     CONFIG_DIR,  # noqa: F401  (re-exported: train.ppo.CONFIG_DIR)
     ConfigError,
+    add_run_arguments,
     append_csv,
     build,
+    check_run_folder,
+    checkpoint_step,
+    command_line,
     find_config,
     is_int,
     is_number,
     last_row,
     read_sections,
     repair_csv,
+    run_overrides,
 )
 
 
@@ -507,33 +512,6 @@ def rule_keys(name: str) -> tuple[str, ...] | None:
     return (*record.rule_options, *record.table_options)
 
 
-def check_run_folder(run_dir: Path, resume: bool) -> list[Path]:
-    """The run folder's state against ``--resume``; returns its checkpoints, oldest first.
-
-    A folder with checkpoints but no ``--resume`` is an error rather than a silent
-    fresh start beside them: a later ``--resume`` would continue the old attempt.
-    """
-    if run_dir.exists() and not run_dir.is_dir():
-        raise ConfigError(f"run folder {str(run_dir)!r} is a file; choose another --out")
-    ckpt_dir = run_dir / "checkpoints"
-    checkpoints = sorted(ckpt_dir.glob("step_*.zip"), key=checkpoint_step)
-    if not resume and (run_dir / "model.zip").exists():
-        raise FileExistsError(f"{run_dir} already holds a finished run; use --out or --seed")
-    if not resume and checkpoints:
-        raise FileExistsError(
-            f"{run_dir} holds checkpoints of an unfinished run (newest {checkpoints[-1].name}): "
-            "continue it with --resume, or start another with --out or --seed"
-        )
-    if resume and not checkpoints:
-        raise FileNotFoundError(f"--resume: no checkpoint in {ckpt_dir}")
-    return checkpoints
-
-
-def checkpoint_step(path: Path) -> int:
-    """The step count in a checkpoint's name (``step_<n>.zip``)."""
-    return int(path.stem.split("_")[1])
-
-
 def load_checkpoint(checkpoints: list[Path], normalize_obs: bool):
     """The newest checkpoint that loads, with its observation statistics, stepping back over
     damaged ones (a warning line each); ``(path, model, normalizer or None)``."""
@@ -853,31 +831,6 @@ def _evaluation_missing(path: Path, step: int, every: int) -> bool:
     with path.open(newline="") as f:
         done = [int(float(r["timesteps"])) for r in csv.DictReader(f)]
     return not any(due <= t <= step for t in done)
-
-
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options every training script of a config takes (train/ppo.py, train/league.py)."""
-    parser.add_argument("--config", required=True, help="a YAML file, or a name in configs/")
-    parser.add_argument("--total-timesteps", type=int)
-    parser.add_argument("--seed", type=int)
-    parser.add_argument("--out", dest="out_dir")
-    parser.add_argument("--n-envs", type=int)
-    parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-
-
-def run_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``run:`` fields the command line sets (None where it does not)."""
-    return {k: getattr(args, k) for k in ("total_timesteps", "seed", "out_dir", "n_envs")}
-
-
-def command_line(main, prog: str, argv: list[str] | None = None) -> None:
-    """Run ``main(argv)``: a bad config, option or run folder is one line and exit status 2."""
-    try:
-        main(argv)
-    except (ConfigError, FileNotFoundError, FileExistsError) as err:
-        print(f"{prog}: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
 
 
 def cli(argv: list[str] | None = None) -> None:

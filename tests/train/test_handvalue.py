@@ -65,7 +65,7 @@ def test_tiny_run_saves_everything_and_plays(tmp_path):
     while not done:
         action = agent.act(obs, info["action_mask"])
         obs, _, done, _, info = env.step(action)
-    with pytest.raises(FileExistsError, match="earlier run"):
+    with pytest.raises(FileExistsError, match="already holds a finished run"):
         main(["--config", tiny_config(tmp_path), "--no-progress"])
 
 
