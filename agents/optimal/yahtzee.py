@@ -164,13 +164,16 @@ class _RussianModel(_Model):
     # a state is (filled1, sum1, filled2); stage 2 once filled1 is full
     def stop(self, states, first_roll):
         f1, s1, f2 = states
-        full = (1 << russian.N_UPPER) - 1
-        if np.all(f1 == full):
+        two = f1 == (1 << russian.N_UPPER) - 1  # the cards in stage 2
+        if two.all():
             stop, row, _ = russian.stage2_stop(self.tab, self.stage2, f2, first_roll)
             return stop, row + russian.N_UPPER
-        if np.any(f1 == full):
-            raise ValueError("a batch of russian states must all be in the same stage")
-        stop, row, _ = russian.stage1_stop(self.tab, self.stage1, f1, s1)
+        if not two.any():
+            return russian.stage1_stop(self.tab, self.stage1, f1, s1)[:2]
+        stop = np.empty((len(DICE), len(f1)))
+        row = np.empty((len(DICE), len(f1)), dtype=np.int64)
+        for part in (two, ~two):
+            stop[:, part], row[:, part] = self.stop(tuple(v[part] for v in states), first_roll)
         return stop, row
 
     def state(self, open_rows, upper_sum, yahtzee_scored):
@@ -255,7 +258,7 @@ class Solution:
         )
 
     def decide(self, states, dice_index: np.ndarray, rolls_used: int) -> np.ndarray:
-        """Env actions of the optimal policy for a batch of states (same stage, same roll)."""
+        """Env actions of the optimal policy for a batch of states (same roll)."""
         return self.turn_plan(states).actions(dice_index, rolls_used)
 
 
@@ -634,6 +637,34 @@ class YahtzeeOptimal(Agent):
                 f"{np.flatnonzero(action_mask).tolist()}); the solver and the env disagree"
             )
         return action
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """:meth:`act` on every row at once: each distinct card state of the batch is planned
+        once (:meth:`Solution.turn_plan`), and the dice of every row read off its plan."""
+        f = decode_observation(np.asarray(observations), self.rules)
+        masks = np.asarray(action_masks, dtype=bool)
+        if f["dice"].ndim != 2 or masks.shape != (len(f["dice"]), masks.shape[-1]):
+            raise ValueError(
+                f"act_batch takes (m, D) observations and (m, A) masks, got "
+                f"{np.shape(observations)} and {masks.shape}"
+            )
+        states = self.solution.model.states(f["open_rows"], f["upper_sum"], f["yahtzee_scored"])
+        unique, cols = np.unique(np.stack(states), axis=1, return_inverse=True)
+        plan = self.solution.turn_plan(tuple(unique))
+        dice = dice_indices(np.sort(f["dice"], axis=1))
+        rolls = f["rolls_used"].astype(np.int64)
+        out = np.zeros(len(dice), dtype=np.int64)
+        for r in np.unique(rolls):
+            rows = np.flatnonzero(rolls == r)
+            out[rows] = plan.actions(dice[rows], int(r), cols.ravel()[rows])
+        bad = ~masks[np.arange(len(out)), out]
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise RuntimeError(
+                f"optimal player chose illegal action {int(out[i])} in row {i} (legal: "
+                f"{np.flatnonzero(masks[i]).tolist()}); the solver and the env disagree"
+            )
+        return out
 
     def __repr__(self) -> str:
         return f"YahtzeeOptimal({self.rules.rules}, {self.rules.options})"
