@@ -9,7 +9,6 @@ from agents.base import Agent, legal_actions
 
 class RandomAgent(Agent):
     name = "random"
-    reads_observations = False  # batched tables need not encode observations for it
 
     def __init__(self, game: str | None = None, **rules) -> None:
         # The rules do not change what "uniform over the legal actions" means.

@@ -714,10 +714,10 @@ class BatchedDicePokerSingle:
     an object with ``act_batch(observations (m, D), masks (m, A)) -> (m,)`` (an ``agents``
     Agent; its ``seed`` is called from the engine's Generator when the engine is seeded) or
     any such callable. The same object at several seats is asked once for all of them.
-    Two shortcuts, each bound to choose exactly what ``act_batch`` chooses: a policy with
+    A shortcut, bound to choose exactly what ``act_batch`` chooses: a policy with
     ``table_policy(core)`` returning ``act(rows)`` (not None) decides from the tables' state
-    without an observation or a mask being gathered; one with ``reads_observations =
-    False`` is handed None for the observations.
+    without an observation or a mask being gathered (the random, heuristic and optimal
+    players).
     ``agent_seat``: a seat, or ``"random"`` (drawn per table at each reset).
 
     :meth:`step` plays the learner's action, then the opponents until the learner must act
@@ -770,13 +770,11 @@ class BatchedDicePokerSingle:
                 _policy(o)  # fails early on something that cannot act
                 self.opponents.append(o)
             slot.append(next(i for i, p in enumerate(self.opponents) if p is o))
-        # per opponent: act(rows) on the tables' state, or act(obs, masks) (then
-        # ``_reads[i]`` says whether it needs the observations encoded)
-        self._acts, self._direct, self._reads = [], [], []
+        # per opponent: act(rows) on the tables' state, or act(obs, masks)
+        self._acts, self._direct = [], []
         for o in self.opponents:
             direct = _table_policy(o, self.core)
             self._direct.append(direct is not None)
-            self._reads.append(direct is None and getattr(o, "reads_observations", True))
             self._acts.append(direct if direct is not None else _policy(o))
         self._slot = np.array(slot, dtype=np.int8)
         self.agent_seat = np.zeros(self.n, dtype=np.int8)
@@ -849,8 +847,7 @@ class BatchedDicePokerSingle:
         """Opponent ``i``'s actions at the tables ``g`` (running, its turn at each)."""
         if self._direct[i]:
             return self._acts[i](g)
-        obs = self.core.observe(rows=g) if self._reads[i] else None
-        return self._acts[i](obs, self.core.legal_by_state[self.core._sid[g]])
+        return self._acts[i](self.core.observe(rows=g), self.core.legal_by_state[self.core._sid[g]])
 
     def _advance(self, rows: np.ndarray) -> np.ndarray:
         """Opponents play at ``rows`` until the learner must act or the episode ends."""
