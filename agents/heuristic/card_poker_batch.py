@@ -29,7 +29,16 @@ from envs import games
 from envs.batched.card_hands import BatchedHandEvaluator
 from envs.obs.card_poker import layout
 from envs.rules.card_hands import Category
-from envs.rules.card_poker import FIRST_BID, HAND_SIZE, N_DISCARDS, PASS, REVEAL, CardPokerRules
+from envs.rules.card_poker import (
+    FIRST_BID,
+    HAND_SIZE,
+    N_DISCARDS,
+    PASS,
+    REVEAL,
+    CardPokerRules,
+    Phase,
+    reveal_cost,
+)
 
 _BITS = 1 << np.arange(HAND_SIZE)
 
@@ -76,13 +85,44 @@ class CardPokerQuick(Agent):
         f = layout(self.n_cards, n_players).decode(obs)
         # own cards, sorted by deck index (the order the discard bits refer to)
         hands = np.sort(np.argsort(-f["cards"], axis=1, kind="stable")[:, :HAND_SIZE], axis=1)
-        out = np.empty(m, dtype=np.int64)
-        draw = f["phase"][:, 0] == 1
+        return self._decide(hands, f["phase"][:, Phase.DRAW] == 1, f["hand_rank"], f, masks)
+
+    def table_policy(self, core):
+        """``act(tables, seats)``: :meth:`act_batch` for ``seats`` (the seat to move) at the
+        ``tables`` of a ``BatchedCardPoker`` of the same rules, read from the tables' state
+        instead of an encoded observation: the seat's sorted cards, its hand's place, and
+        the betting fields from your seat on as the observation orders them. None when the
+        table plays other rules."""
+        if core.rules != self.rules:
+            return None
+        p, min_bid = core.n_players, core.rules.min_bid
+
+        def act(tables: np.ndarray, seats: np.ndarray) -> np.ndarray:
+            tt, around = tables[:, None], (seats[:, None] + np.arange(p)) % p
+            f = {
+                "in": core.in_play[tt, around],
+                "drawn": core.drawn[tt, around],
+                "bids_by": core.bids_made[tt, around],
+                "pot": core.pot[tables],
+                "reveal_cost": reveal_cost(core.level[tables], min_bid),
+            }
+            place = core.hands_eval.place[core.strength[tables, seats]]
+            draw = core.phase[tables] == Phase.DRAW
+            masks = core.action_masks(tables)
+            return self._decide(core.hands[tables, seats], draw, place, f, masks)
+
+        return act
+
+    def _decide(self, hands, draw, place, f, masks) -> np.ndarray:
+        """The draw of the rows in the draw phase, the bet of the others: ``hands`` sorted
+        deck indices, ``place`` the hand's place, ``f`` the betting fields (``in``,
+        ``drawn``, ``bids_by`` from your seat on, ``pot``, ``reveal_cost``)."""
+        out = np.empty(len(hands), dtype=np.int64)
         if draw.any():
-            out[draw] = self._draw(hands[draw], f["hand_rank"][draw], masks[draw])
-        if (~draw).any():
-            bet = ~draw
-            sub = {k: v[bet] for k, v in f.items()}
+            out[draw] = self._draw(hands[draw], place[draw], masks[draw])
+        bet = ~draw
+        if bet.any():
+            sub = {k: f[k][bet] for k in ("in", "drawn", "bids_by", "pot", "reveal_cost")}
             out[bet] = self._bet(sub, hands[bet], masks[bet])
         return out
 

@@ -528,8 +528,10 @@ class BatchedCardPokerTable:
     ``opponents`` is one policy for every other seat or a list of ``n_players - 1`` in
     seat order skipping the learner's; ``agent_seat`` a seat or ``"random"`` (drawn per
     episode from the engine's Generator). The same object at several seats is asked once
-    for all of them, on their rows in seat order. Rewards are the learner's chips of each
-    deal, paid on the step that ends it, as ``CardPoker-v0``.
+    for all of them, on their rows in seat order. An opponent with ``table_policy(core)``
+    returning ``act(tables, seats)`` (``quick``) decides from the tables' state instead of
+    an encoded observation, bound to choose what its ``act_batch`` would. Rewards are the
+    learner's chips of each deal, paid on the step that ends it, as ``CardPoker-v0``.
     """
 
     # keyword options envs.vector.make_engine passes through, with CardPoker-v0's defaults;
@@ -591,6 +593,12 @@ class BatchedCardPokerTable:
             else:
                 groups.append((self._policies[j], [j]))
         self._groups = groups
+        # per group: its shortcut past the observation, ``act(tables, seats)`` choosing what
+        # act_batch on their observations and masks would (``table_policy``; None: none)
+        self._direct = []
+        for _, js in groups:
+            make = getattr(specs[js[0]], "table_policy", None)
+            self._direct.append(make(self.core) if callable(make) else None)
         self.agent_seat = np.zeros(self.n, dtype=np.int64)
         self.rng = self.core.rng
 
@@ -661,9 +669,11 @@ class BatchedCardPokerTable:
                 return reward
             # opponent k sits at seat k, or k + 1 from the learner's seat on
             k = seat - (seat > self.agent_seat)
-            for policy, js in self._groups:
+            for (policy, js), direct in zip(self._groups, self._direct, strict=True):
                 t = np.concatenate([np.flatnonzero(theirs & (k == j)) for j in js])
-                if len(t):
+                if len(t) and direct is not None:
+                    actions[t] = direct(t, seat[t])
+                elif len(t):
                     actions[t] = policy(core.observe(seat[t], t), core.action_masks(t))
             reward += core.step_some(actions, theirs)[core._rows, self.agent_seat]
 

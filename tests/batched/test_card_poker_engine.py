@@ -329,6 +329,33 @@ def test_quick_bets_as_careful_does_and_draws_legally(n_players, rules):
         assert quick.act(o, m) == a  # one at a time as in a batch
 
 
+@pytest.mark.parametrize(
+    ("n_players", "rules"),
+    [(3, {}), (6, {"deck": 54}), (2, {"categories": "short", "draw_fee": 1, "stack": 6})],
+)
+def test_quick_table_policy_is_act_batch_on_the_tables_state(n_players, rules):
+    """The shortcut past the observation chooses what act_batch chooses on the observation
+    of every seat to move, over sessions of random play (draws and bets alike)."""
+    engine = BatchedCardPoker(
+        64, CardPokerRules(**rules), seed=1, n_players=n_players, episode="session"
+    )
+    quick = CardPokerQuick(**rules)
+    act = quick.table_policy(engine)
+    rng = np.random.default_rng(1)
+    engine.reset()
+    phases = set()
+    for _ in range(60):
+        t = np.flatnonzero(~engine.done)
+        seats = engine.to_act[t].astype(np.int64)
+        want = quick.act_batch(engine.observe(seats, t), engine.action_masks(t))
+        np.testing.assert_array_equal(act(t, seats), want)
+        phases |= set(engine.phase[t].tolist())
+        engine.step(random_actions(rng, engine.action_masks()))
+        engine.reset(engine.done)
+    assert phases == {0, 1}
+    assert CardPokerQuick(deck=54 if rules.get("deck") != 54 else 36).table_policy(engine) is None
+
+
 def test_quick_draws_keep_what_is_made():
     rules = CardPokerRules()
     deck = rules.deck_cards
