@@ -28,14 +28,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-Z95 = 1.959964
-
 
 def optimal_scorecard(rules: str, n_games: int, seed: int, chunk: int = 20_000) -> dict:
     """``n_games`` games of the optimal player on the batched scorecard engine, ``chunk``
     tables at a time: ``{"mean", "se", "expected", "z"}`` (``se``: the standard error of
     the mean; ``z``: (mean - expected) / se)."""
     from agents import make_agent
+    from agents.arena import mean_interval
     from envs.batched.scorecard import BatchedScorecard
 
     agent = make_agent("optimal", "yahtzee" if rules == "russian" else "yahtzee_classic")
@@ -51,8 +50,8 @@ def optimal_scorecard(rules: str, n_games: int, seed: int, chunk: int = 20_000) 
             actions[live] = agent.act_batch(engine.observe()[live], engine.action_masks()[live])
             engine.step_some(actions, live)
         totals.append(engine.total.astype(np.float64))
-    played = np.concatenate(totals)
-    mean, se = float(played.mean()), float(played.std(ddof=1) / math.sqrt(played.size))
+    mean, _, upper = mean_interval(np.concatenate(totals), z=1.0)  # mean ± one standard error
+    se = upper - mean
     expected = agent.solution.expected_score
     return {"mean": mean, "se": se, "expected": expected, "z": (mean - expected) / se}
 
@@ -83,6 +82,8 @@ def optimal_dice_seats(n_players: int, n_dice: int, n_games: int, seed: int) -> 
 
 
 def main(argv: list[str] | None = None) -> list[str]:
+    from agents.arena import Z95
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000, help="games per check")
     parser.add_argument("--seed", type=int, default=1)

@@ -608,6 +608,18 @@ def action_values(
 # -- the agent --------------------------------------------------------------------------
 
 
+def _check_legal(actions: np.ndarray, masks: np.ndarray, where: str) -> None:
+    """An optimal move the mask refuses is a bug of the solver or the env: one line naming
+    it (``where`` formatted with the row ``i``) and the legal moves."""
+    bad = ~masks[np.arange(len(actions)), actions]
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise RuntimeError(
+            f"optimal player chose illegal action {int(actions[i])}{where.format(i=i)} (legal: "
+            f"{np.flatnonzero(masks[i]).tolist()}); the solver and the env disagree"
+        )
+
+
 class YahtzeeOptimal(Agent):
     """The optimal player of ``Yahtzee-v0`` / ``YahtzeeClassic-v0`` (module docstring)."""
 
@@ -630,13 +642,9 @@ class YahtzeeOptimal(Agent):
             state = self.solution.model.state(*key)
             self._plan = (key, self.solution.turn_plan(state))
         dice = DICE_INDEX[tuple(sorted(int(d) for d in f["dice"]))]
-        action = int(self._plan[1].actions(np.array([dice]), int(f["rolls_used"]))[0])
-        if not action_mask[action]:
-            raise RuntimeError(
-                f"optimal player chose illegal action {action} (legal: "
-                f"{np.flatnonzero(action_mask).tolist()}); the solver and the env disagree"
-            )
-        return action
+        action = self._plan[1].actions(np.array([dice]), int(f["rolls_used"]))
+        _check_legal(action, np.asarray(action_mask, dtype=bool)[None], "")
+        return int(action[0])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """:meth:`act` on every row at once: each distinct card state of the batch is planned
@@ -657,13 +665,7 @@ class YahtzeeOptimal(Agent):
         for r in np.unique(rolls):
             rows = np.flatnonzero(rolls == r)
             out[rows] = plan.actions(dice[rows], int(r), cols.ravel()[rows])
-        bad = ~masks[np.arange(len(out)), out]
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise RuntimeError(
-                f"optimal player chose illegal action {int(out[i])} in row {i} (legal: "
-                f"{np.flatnonzero(masks[i]).tolist()}); the solver and the env disagree"
-            )
+        _check_legal(out, masks, " in row {i}")
         return out
 
     def __repr__(self) -> str:

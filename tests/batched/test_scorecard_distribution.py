@@ -38,5 +38,7 @@ def test_act_batch_is_act_row_by_row_and_refuses_bad_input(game, options):
     agent = make_agent("optimal", game, **options)
     with pytest.raises(ValueError, match="act_batch takes"):
         agent.act_batch(obs, masks[:3])
-    with pytest.raises(RuntimeError, match="illegal action"):
+    with pytest.raises(RuntimeError, match=r"illegal action \d+ in row 0 \(legal: \[\]\)"):
         agent.act_batch(obs[:1], np.zeros_like(masks[:1]))
+    with pytest.raises(RuntimeError, match=r"illegal action \d+ \(legal: \[\]\)"):
+        agent.act(obs[0], np.zeros_like(masks[0]))
