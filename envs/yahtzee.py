@@ -102,8 +102,9 @@ class YahtzeeEnv(TextRenderEnv):
     fill that completes stage 1, the classic +35 on the fill that brings the
     upper sum to 63, +100 per extra Yahtzee). Re-rolls give 0. Multiplied by
     ``reward_scale``. The undiscounted return is the final total (times the
-    scale). ``info`` carries ``total``, ``card`` (row -> score or None),
-    ``bonus``, ``yahtzee_bonus``, ``rolls_used`` and ``action_mask``.
+    scale). ``info`` carries ``total``, ``card`` (row -> score of the filled rows; an
+    open row is absent, so ``card.get(row)`` is None, and Gymnasium's vector envs stack
+    it with a ``_row`` mask), ``bonus``, ``yahtzee_bonus``, ``rolls_used`` and ``action_mask``.
 
     ## Episode End
 
@@ -203,7 +204,9 @@ class YahtzeeEnv(TextRenderEnv):
         return {
             "action_mask": self.game.action_mask(),
             "total": card.total,
-            "card": card_dict(card),
+            # filled rows only: a row absent where open stacks under gymnasium's vector envs
+            # (a mask ``_row``), where None beside ints cannot
+            "card": {row: s for row, s in card_dict(card).items() if s is not None},
             "bonus": card.bonus,
             "yahtzee_bonus": card.yahtzee_bonus,
             "rolls_used": self.game.rolls_used,
