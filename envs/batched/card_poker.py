@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from envs.batched.card_hands import SORT5, BatchedHandEvaluator
+from envs.batched.opponents import HalfStepped, illegal, opponent_actions, opponent_name
 from envs.obs.card_poker import layout as obs_layout
 from envs.rules.card_poker import (
     DISCARD_MASKS,
@@ -600,6 +601,7 @@ class BatchedCardPokerTable:
             make = getattr(specs[js[0]], "table_policy", None)
             self._direct.append(make(self.core) if callable(make) else None)
         self.agent_seat = np.zeros(self.n, dtype=np.int64)
+        self._half = HalfStepped(self.n)  # tables a failing opponent left mid-step
         self.rng = self.core.rng
 
     @staticmethod
@@ -637,6 +639,7 @@ class BatchedCardPokerTable:
 
     def reset(self, which: np.ndarray | None = None) -> None:
         which = np.ones(self.n, dtype=bool) if which is None else self.core._which(which)
+        self._half.clear(which)
         self.core.reset(which)
         if self.agent_seat_option == "random":
             seats = self.rng.integers(self.n_players, size=self.n)
@@ -652,13 +655,26 @@ class BatchedCardPokerTable:
         """The learner's action at the tables ``which`` (default all), then the opponents
         until each learner must act again or its episode is over; the learner's chips."""
         which = ~self.core.over if which is None else self.core._which(which) & ~self.core.over
+        self._half.refuse(which)
         if (self.core.to_act[which] != self.agent_seat[which]).any():
             raise AssertionError("the learner is to act at every running table")
         paid = self.core.step_some(actions, which)[self.core._rows, self.agent_seat]
         return paid + self._advance(which)
 
+    def check_actions(self, actions, which: np.ndarray | None = None) -> np.ndarray:
+        """The learner's ``actions`` checked as :meth:`step_some` checks them (nothing moves)."""
+        return self.core.check_actions(actions, which)
+
     def _advance(self, which: np.ndarray) -> np.ndarray:
-        """Opponents act until the learner is to move or the match is over."""
+        """Opponents act until the learner is to move or the match is over; an opponent that
+        fails leaves the tables ``which`` to be reset (``envs.batched.opponents``)."""
+        try:
+            return self._play_opponents(which)
+        except Exception as e:
+            self._half.fail(np.flatnonzero(which), e)
+            raise
+
+    def _play_opponents(self, which: np.ndarray) -> np.ndarray:
         core = self.core
         reward = np.zeros(self.n, dtype=np.int64)
         actions = np.zeros(self.n, dtype=np.int64)
@@ -672,10 +688,34 @@ class BatchedCardPokerTable:
             for (policy, js), direct in zip(self._groups, self._direct, strict=True):
                 t = np.concatenate([np.flatnonzero(theirs & (k == j)) for j in js])
                 if len(t) and direct is not None:
-                    actions[t] = direct(t, seat[t])
+                    out = direct(t, seat[t])
                 elif len(t):
-                    actions[t] = policy(core.observe(seat[t], t), core.action_masks(t))
-            reward += core.step_some(actions, theirs)[core._rows, self.agent_seat]
+                    out = policy(core.observe(seat[t], t), core.action_masks(t))
+                if len(t):
+                    o = self.opponents[js[0]]
+                    actions[t] = opponent_actions(out, len(t), o, self.n_actions)
+            try:
+                paid = core.step_some(actions, theirs)
+            except ValueError:  # an illegal action (nothing of this round moved): whose?
+                error = self._illegal(actions, theirs, k)
+                if error is None:
+                    raise
+                raise error from None
+            reward += paid[core._rows, self.agent_seat]
+
+    def _illegal(self, actions: np.ndarray, theirs: np.ndarray, k: np.ndarray) -> Exception | None:
+        t = np.flatnonzero(theirs)
+        mask = self.core.action_masks(t)
+        a = actions[t]
+        ok = (a >= 0) & (a < self.n_actions)
+        ok[ok] = mask[np.flatnonzero(ok), a[ok]]
+        if ok.all():
+            return None
+        j = int(np.flatnonzero(~ok)[0])
+        g = int(t[j])
+        seat = f" at seat {int(self.core.to_act[g])}"
+        who = opponent_name(self.opponents[int(k[g])], seat)
+        return illegal(who, int(a[j]), g, np.flatnonzero(mask[j]).tolist())
 
 
 __all__ = ["BatchedCardPoker", "BatchedCardPokerTable"]

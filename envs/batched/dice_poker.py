@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.batched.opponents import HalfStepped, illegal, opponent_actions, opponent_name
 from envs.obs.dice_poker import hand_vector
 from envs.obs.dice_poker import layout as obs_layout
 from envs.rules.dice import multisets
@@ -777,6 +778,7 @@ class BatchedDicePokerSingle:
             self._direct.append(direct is not None)
             self._acts.append(direct if direct is not None else _policy(o))
         self._slot = np.array(slot, dtype=np.int8)
+        self._half = HalfStepped(self.n)  # tables a failing opponent left mid-step
         self.agent_seat = np.zeros(self.n, dtype=np.int8)
         self._who = np.zeros((self.n, P), dtype=np.int8)  # per seat: opponent index, -1 learner
         self.seed(seed if not isinstance(seed, np.random.Generator) else None, self.core.rng)
@@ -824,6 +826,7 @@ class BatchedDicePokerSingle:
         k = seats[None, :] - (seats[None, :] > seat[:, None])  # opponent k sits at seat s
         mine = seats[None, :] == seat[:, None]
         self._who[rows] = np.where(mine, -1, self._slot[np.minimum(k, P - 2)])
+        self._half.clear(rows)
         self.core.reset(which)
         gained = self._advance(rows)
         assert not gained.any(), "the learner plays in every main round"
@@ -834,8 +837,9 @@ class BatchedDicePokerSingle:
     def step_some(self, actions: Any, which: np.ndarray | None) -> np.ndarray:
         """The learner's ``actions`` at tables ``which`` (default all), then the opponents;
         the learner's chips, (n,) int."""
-        a = self.core.check_actions(actions, which)
         rows = _rows(which, self.n)
+        self._half.refuse(rows)
+        a = self.core.check_actions(actions, which)
         reward = np.zeros(self.n, dtype=np.int32)
         pay = self.core._step_rows(rows, a[rows], self.core._draw_rolls(len(rows), 2))
         if pay is not None:
@@ -843,14 +847,30 @@ class BatchedDicePokerSingle:
         reward[rows] += self._advance(rows)
         return reward
 
+    def check_actions(self, actions: Any, which: np.ndarray | None = None) -> np.ndarray:
+        """The learner's ``actions`` checked as :meth:`step_some` checks them (nothing moves)."""
+        return self.core.check_actions(actions, which)
+
     def _ask(self, i: int, g: np.ndarray) -> np.ndarray:
         """Opponent ``i``'s actions at the tables ``g`` (running, its turn at each)."""
         if self._direct[i]:
-            return self._acts[i](g)
-        return self._acts[i](self.core.observe(rows=g), self.core.legal_by_state[self.core._sid[g]])
+            out = self._acts[i](g)
+        else:
+            out = self._acts[i](
+                self.core.observe(rows=g), self.core.legal_by_state[self.core._sid[g]]
+            )
+        return opponent_actions(out, len(g), self.opponents[i], self.n_actions)
 
     def _advance(self, rows: np.ndarray) -> np.ndarray:
-        """Opponents play at ``rows`` until the learner must act or the episode ends."""
+        """Opponents play at ``rows`` until the learner must act or the episode ends; an
+        opponent that fails leaves ``rows`` to be reset (``envs.batched.opponents``)."""
+        try:
+            return self._play_opponents(rows)
+        except Exception as e:
+            self._half.fail(rows, e)
+            raise
+
+    def _play_opponents(self, rows: np.ndarray) -> np.ndarray:
         core = self.core
         gained = np.zeros(len(rows), dtype=np.int32)
         live = np.arange(len(rows))
@@ -862,7 +882,7 @@ class BatchedDicePokerSingle:
             live = live[wait]
             g = g[wait]
             if len(self._acts) == 1:
-                acts = np.asarray(self._ask(0, g))
+                acts = self._ask(0, g)
             else:
                 who = self._who[g, core.current_player[g]]
                 acts = np.zeros(len(g), dtype=np.int64)
@@ -870,18 +890,17 @@ class BatchedDicePokerSingle:
                     sel = who == i
                     if sel.any():
                         acts[sel] = self._ask(i, g[sel])
-            if acts.shape != (len(g),) or not np.issubdtype(acts.dtype, np.integer):
-                raise ValueError(
-                    f"an opponent policy returned {acts.dtype} {acts.shape}; expected "
-                    f"({len(g)},) integer actions"
-                )
-            acts = acts.astype(np.int64)
             inside = (acts >= 0) & (acts < core.n_actions)
             # the rows are running tables: the legal moves are those of their turn states
             at = core._sid[g].astype(np.intp) * core.n_actions + np.where(inside, acts, 0)
             legal = core.legal_by_state.reshape(-1)[at]
             if not (inside & legal).all():
-                core._check_rows(g, acts, who=" by an opponent")  # raises, naming the table
+                j = int(np.flatnonzero(~(inside & legal))[0])
+                t = int(g[j])
+                o = self.opponents[self._who[t, core.current_player[t]]]
+                seat = f" at seat {int(core.current_player[t])}"
+                ok = np.flatnonzero(core.legal_by_state[core._sid[t]]).tolist()
+                raise illegal(opponent_name(o, seat), int(acts[j]), t, ok)
             pay = core._step_rows(g, acts, core._draw_rolls(len(g), 2))
             if pay is not None:
                 gained[live] += pay[np.arange(len(g)), self.agent_seat[g]]

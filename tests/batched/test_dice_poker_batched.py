@@ -258,7 +258,7 @@ def test_an_opponent_that_plays_illegally_is_named():
     table = BatchedDicePokerSingle(
         4, DicePokerRules(), seed=0, opponents=cheat, agent_seat=2, first_player=0
     )
-    with pytest.raises(ValueError, match="illegal action 32 by an opponent in table 0"):
+    with pytest.raises(ValueError, match=r"cheat at seat 0 chose illegal action 32 at table 0"):
         table.reset()
 
 
