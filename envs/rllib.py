@@ -78,8 +78,13 @@ class NextStepVectorEnv(VectorEnv):
         return self._observe(), {}
 
     def step(self, actions):
-        actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        actions = np.asarray(actions)  # not cast: a float action is an error, not a move
+        if actions.size == self.num_envs:
+            actions = actions.reshape(self.num_envs)
         ended, live = self._ended, ~self._ended
+        # every running game's action is checked before a finished one is reset, so an
+        # illegal action anywhere moves nothing (the finished games' actions are not read)
+        self.engine.check_actions(actions, live)
         if ended.any():
             self.engine.reset(ended)
         rewards = np.zeros(self.num_envs)

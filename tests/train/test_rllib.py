@@ -125,6 +125,34 @@ def test_vector_env_rejects_an_illegal_action_naming_it():
         vec.step(np.array([bad, 0]))
 
 
+def test_vector_env_checks_every_action_before_anything_moves():
+    """Issue 27, defect 9: float actions are refused, not cast; an illegal action of a running
+    game is refused before a finished game is reset, so nothing moves."""
+    vec = NextStepVectorEnv("YahtzeeClassic-v0", 2)
+    obs, _ = vec.reset(seed=0)
+    with pytest.raises(ValueError, match="integer array"):
+        vec.step(np.array([1.0, 1.0]))
+    rng = np.random.default_rng(0)
+    terminated = np.zeros(2, dtype=bool)
+    while terminated.sum() != 1:  # until exactly one game has just ended
+        assert not terminated.all(), "both games ended together; pick another seed"
+        mask = obs["action_mask"] > 0.5
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
+        obs, _, terminated, _, _ = vec.step(actions)
+    done, other = int(np.flatnonzero(terminated)[0]), int(np.flatnonzero(~terminated)[0])
+    bad = int(np.flatnonzero(obs["action_mask"][other] == 0)[0])
+    actions = np.zeros(2, dtype=np.int64)
+    actions[other] = bad
+    before = vec.engine.total.copy()
+    with pytest.raises(ValueError, match=f"illegal action {bad} in game {other}"):
+        vec.step(actions)
+    assert vec.engine.done[done], "the finished game was reset although nothing may move"
+    assert (vec.engine.total == before).all()
+    actions[other] = int(np.flatnonzero(obs["action_mask"][other])[0])
+    obs, rewards, terminated, _, _ = vec.step(actions)  # now its reset, and the other's move
+    assert rewards[done] == 0 and not terminated[done] and not vec.engine.done[done]
+
+
 def test_single_env_carries_its_mask():
     env = make_env({"kind": "single", "env_id": "CardPoker-v0", "kwargs": {"n_players": 3}})
     rng = np.random.default_rng(0)
