@@ -6,7 +6,7 @@ The ids, their entry points and fixed keywords come from the game registry
 
 import functools
 
-from gymnasium.envs.registration import register, registry
+from gymnasium.envs.registration import load_env_creator, register, registry
 
 
 def _make_vec(gym_id: str, num_envs: int = 1, **options):
@@ -15,6 +15,36 @@ def _make_vec(gym_id: str, num_envs: int = 1, **options):
     from envs.vector import BatchedVectorEnv
 
     return BatchedVectorEnv(gym_id, num_envs, **options)
+
+
+class _IdEntryPoint:
+    """``gym.make(id)``'s creator: the game's env class (``metadata`` is the class's, so
+    Gymnasium's render-mode handling is unchanged), refusing a keyword that contradicts the
+    id (``gym.make("Yahtzee-v0", rules="classic")``), as ``gym.make_vec`` does."""
+
+    def __init__(self, gym_id: str) -> None:
+        self.gym_id = gym_id
+
+    def _creator(self):
+        from envs import games
+
+        game = games.by_gym_id(self.gym_id)
+        entry = game.gym_entry_point
+        return game, (load_env_creator(entry) if isinstance(entry, str) else entry)
+
+    @property
+    def metadata(self) -> dict:
+        return getattr(self._creator()[1], "metadata", {})
+
+    def __call__(self, **kwargs):
+        from envs import games
+
+        game, creator = self._creator()
+        games.check_id_kwargs(game, kwargs)
+        return creator(**kwargs)
+
+    def __repr__(self) -> str:
+        return f"envs entry point of {self.gym_id}"
 
 
 def register_gym_ids() -> None:
@@ -26,7 +56,7 @@ def register_gym_ids() -> None:
         if game.gym_id not in registry:
             register(
                 id=game.gym_id,
-                entry_point=game.gym_entry_point,
+                entry_point=_IdEntryPoint(game.gym_id) if game.gym_kwargs else game.gym_entry_point,
                 vector_entry_point=(
                     functools.partial(_make_vec, game.gym_id) if game.batched_engine else None
                 ),

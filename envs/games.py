@@ -174,6 +174,20 @@ def scorecard_rules_for(game: str, who: str, **options) -> scorecard.ScorecardRu
 # -- option checks shared by the wrappers ---------------------------------------------------
 
 
+def check_id_kwargs(game: Game, kwargs: Mapping[str, Any]) -> None:
+    """A keyword its Gymnasium id fixes (``rules`` of ``Yahtzee-v0``, ``n_dice`` of
+    ``DicePoker6-v0``) may only repeat the id's value; ``gym.make`` and ``gym.make_vec``
+    both refuse another, naming the id that plays it."""
+    for key, fixed in game.gym_kwargs.items():
+        if key in kwargs and kwargs[key] != fixed:
+            other = [g.gym_id for g in _REGISTRY.values() if g.gym_kwargs.get(key) == kwargs[key]]
+            elsewhere = f"; {other[0]} plays {key}={kwargs[key]!r}" if other else ""
+            raise ValueError(
+                f"{game.gym_id} is played with {key}={fixed!r}, got {key}={kwargs[key]!r}"
+                + elsewhere
+            )
+
+
 def check_whole(key: str, value: Any, low: int, high: int | None = None) -> int:
     """``value`` as a whole number in ``low..high`` (not a bool, not a float)."""
     if type(value) is not int and not isinstance(value, np.integer):
@@ -321,6 +335,7 @@ __all__ = [
     "RESULT_KINDS",
     "Game",
     "by_gym_id",
+    "check_id_kwargs",
     "check_positive",
     "check_seat",
     "check_whole",

@@ -53,10 +53,8 @@ def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
         raise ValueError(f"no batched engine for {env_id!r}; batched ids: {ids}")
     if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
         raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-    options = {**game.gym_kwargs, **options}
-    for key, fixed in game.gym_kwargs.items():  # e.g. rules="classic" of the id itself
-        if options.pop(key) != fixed:
-            raise ValueError(f"{env_id} is played with {key}={fixed!r}")
+    games.check_id_kwargs(game, options)  # e.g. rules="classic" under Yahtzee-v0
+    options = {k: v for k, v in options.items() if k not in game.gym_kwargs}
     rule_options, table = game.split_options(options)
     module, cls = game.batched_engine.split(":")
     engine_cls = getattr(import_module(module), cls)

@@ -13,12 +13,17 @@ from pettingzoo import AECEnv
 
 from envs.spaces import to_action
 
+# what PettingZoo's api_test passes to reset to check that it takes options (see _reset_table)
+_PETTINGZOO_PROBE = {"options": 1}
+
 
 class TableAEC(AECEnv):
     """A table of ``n_players`` agents ``player_0`` .. ``player_{n-1}`` (seat i is player_i).
 
     A subclass calls :meth:`_setup_table` in ``__init__`` and :meth:`_reset_table`
-    at the start of ``reset``, and provides :meth:`render_text`.
+    at the start of ``reset``, and provides :meth:`render_text`. ``reset`` takes no
+    options: one is a ``ValueError``, except PettingZoo's api_test probe, which warns
+    (:meth:`_reset_table` says why).
     """
 
     def _setup_table(
@@ -52,10 +57,15 @@ class TableAEC(AECEnv):
     def _reset_table(self, seed: int | None, options: dict | None = None) -> None:
         """Re-seed (when asked) and clear PettingZoo's per-agent bookkeeping.
 
-        ``options``: none are known. Unlike the Gymnasium envs, which raise, an AEC
-        env warns and goes on: PettingZoo's own ``api_test`` requires
-        ``reset(seed=0, options={"options": 1})`` to succeed.
+        ``options``: none are known, and any option is a ``ValueError`` naming it, as in
+        the Gymnasium envs, with one exception: PettingZoo's own ``api_test`` (and
+        ``parallel_api_test``) probe ``reset(seed=0, options={"options": 1})`` and require
+        it to succeed, so exactly that probe only warns.
         """
+        if options and dict(options) != _PETTINGZOO_PROBE:
+            raise ValueError(
+                f"{self.metadata['name']}.reset takes no options, got {dict(options)!r}"
+            )
         if options:
             warnings.warn(
                 f"{self.metadata['name']}.reset takes no options; ignored {sorted(options)}",

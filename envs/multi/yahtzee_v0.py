@@ -63,7 +63,7 @@ class raw_env(TableAEC, EzPickle):
 
     ## Arguments
 
-    ``n_players`` (2, at least 2), ``rules`` ("russian" | "classic"), the
+    ``n_players`` (2, 2-6), ``rules`` ("russian" | "classic"), the
     rule options of ``YahtzeeEnv`` (``scratch``; ``yahtzee_bonus``, ``joker``),
     ``reward`` ("settlement" | "points"), ``reward_scale`` (1.0),
     ``render_mode`` ("ansi" | "human" | "rgb_array").
@@ -95,7 +95,9 @@ class raw_env(TableAEC, EzPickle):
         if unknown:
             raise TypeError(f"unknown argument(s) {unknown}; rule options are {OPTION_NAMES}")
         self.rules = make_rules(rules, **options)
-        n_players = games.check_whole("n_players", n_players, 2)
+        # at least 2 at a table of agents; at most what the registry seats at one table
+        game = next(g for g in map(games.get, games.names()) if g.aec_kwargs.get("rules") == rules)
+        n_players = games.check_whole("n_players", n_players, 2, game.players[1])
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         self.reward = reward

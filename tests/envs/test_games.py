@@ -107,6 +107,9 @@ def test_bad_options_fail_at_construction(make, kwargs, error, match):
         (card_poker_v0, {"stack": 1, "ante": 2}, ValueError, "stack"),
         (card_poker_v0, {"n_players": 2.0}, ValueError, "n_players"),
         (yahtzee_v0, {"n_players": 2.0}, ValueError, "n_players"),
+        # bounded by the players the registry seats at one table (issue 27, defect 10)
+        (yahtzee_v0, {"n_players": 10000}, ValueError, r"n_players must be 2\.\.6, got 10000"),
+        (yahtzee_v0, {"n_players": 7, "rules": "classic"}, ValueError, r"2\.\.6"),
     ],
 )
 def test_bad_aec_options(module, kwargs, error, match):
@@ -115,14 +118,42 @@ def test_bad_aec_options(module, kwargs, error, match):
 
 
 @pytest.mark.parametrize("module", [dice_poker_v0, card_poker_v0, yahtzee_v0])
-def test_aec_reset_warns_about_unknown_options(module):
-    # not an error as in the gym envs: PettingZoo's api_test resets with options={"options": 1}
+def test_aec_reset_refuses_unknown_options(module):
+    # an error as in the gym envs (issue 27, defect 10); only PettingZoo's api_test probe,
+    # reset(seed=0, options={"options": 1}), which it requires to succeed, warns
     env = module.env()
-    with pytest.warns(UserWarning, match=r"reset takes no options; ignored \['speed'\]"):
+    with pytest.raises(ValueError, match=r"reset takes no options, got \{'speed': 2\}"):
         env.reset(seed=0, options={"speed": 2})
+    with pytest.raises(ValueError, match="takes no options"):
+        env.reset(seed=0, options={"options": 1, "speed": 2})
+    with pytest.warns(UserWarning, match=r"reset takes no options; ignored \['options'\]"):
+        env.reset(seed=0, options={"options": 1})
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         env.reset(seed=0, options={})  # empty is fine
+        env.reset(seed=0, options=None)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs", "other"),
+    [
+        ("Yahtzee-v0", {"rules": "classic"}, "YahtzeeClassic-v0"),
+        ("YahtzeeClassic-v0", {"rules": "russian"}, "Yahtzee-v0"),
+        ("DicePoker-v0", {"n_dice": 6}, "DicePoker6-v0"),
+        ("DicePoker6-v0", {"n_dice": 5}, "DicePoker-v0"),
+    ],
+)
+def test_an_id_refuses_the_keyword_of_another_id(env_id, kwargs, other):
+    """gym.make and gym.make_vec (every mode) say the same one line (issue 27, defect 10)."""
+    ((key, value),) = kwargs.items()
+    said = rf"{env_id} is played with {key}=.*, got {key}={value!r}; {other} plays"
+    with pytest.raises(ValueError, match=said):
+        gym.make(env_id, **kwargs)
+    for mode in ("vector_entry_point", "sync"):
+        with pytest.raises(ValueError, match=said):
+            gym.make_vec(env_id, num_envs=2, vectorization_mode=mode, **kwargs)
+    fixed = games.by_gym_id(env_id).gym_kwargs[key]  # repeating the id's own value is fine
+    assert gym.make(env_id, **{key: fixed}).unwrapped.rules == gym.make(env_id).unwrapped.rules
 
 
 # -- a toy game, registered from outside: nothing but the registry learns about it ----------
