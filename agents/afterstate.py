@@ -26,6 +26,7 @@ from torch import nn
 
 from agents.atomic import atomic_write
 from agents.base import Agent
+from agents.model_files import check_finite, check_zip
 from agents.optimal._yahtzee_turn import COUNTS, keep_values, turn_values
 from agents.optimal.yahtzee import TurnPlan
 from envs import games
@@ -254,6 +255,7 @@ def load_value(path: str | Path) -> ValueNet:
     if not path.is_file():
         raise FileNotFoundError(f"no value network file at {str(path)!r}")
     try:
+        check_zip(path)  # torch.load does not check the CRCs: a damaged block loads silently
         data = torch.load(path, map_location="cpu", weights_only=False)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError("not a file saved by train/afterstate.py")
@@ -264,6 +266,7 @@ def load_value(path: str | Path) -> ValueNet:
             )
         net = ValueNet(make_rules(**data["rules"]), tuple(data["hidden"]))
         net.load_state_dict(data["state_dict"])
+        check_finite(net.state_dict().items())
     except Exception as err:
         raise ValueError(
             f"cannot load an afterstate value network from {str(path)!r}: {err}"
@@ -283,8 +286,10 @@ class AfterstateAgent(Agent):
         record = games.get(game)
         expected = record.make_rules(**rules)
         if net.rules != expected:
+            where = "" if isinstance(path, ValueNet) else f" {str(path)!r}"
             raise ValueError(
-                f"the value network was trained for {net.rules}, not for {game} with {expected}"
+                f"the value network{where} was trained for {net.rules}, not for {game} with "
+                f"{expected}"
             )
         self.net, self.rules = net, net.rules
         if not isinstance(path, ValueNet):

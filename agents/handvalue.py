@@ -206,8 +206,9 @@ class HandValueAgent(Agent):
         table = path if isinstance(path, HandValues) else load_values(path)[0]
         asked = games.rules_for(game, DicePokerRules, "HandValueAgent", **rules)
         if table.game != game or _play_rules(table.rules) != _play_rules(asked):
+            where = "" if isinstance(path, HandValues) else f" {str(path)!r}"
             raise ValueError(
-                f"the hand-value table was trained for {table.game} with {table.rules}, "
+                f"the hand-value table{where} was trained for {table.game} with {table.rules}, "
                 f"not for {game} with {asked}"
             )
         self.table = table

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
+from agents.model_files import check_finite, check_game, check_zip
 
 
 def load_model(path: str | Path):
@@ -20,9 +21,12 @@ def load_model(path: str | Path):
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{str(path)!r} is not a model zip saved by MaskablePPO.save()")
     try:
-        return MaskablePPO.load(path, device="cpu")
+        check_zip(path)
+        model = MaskablePPO.load(path, device="cpu")
+        check_finite(model.policy.state_dict().items())
     except Exception as err:  # SB3 raises many kinds for a damaged or foreign zip
-        raise ValueError(f"cannot load a MaskablePPO model from {str(path)!r}: {err}") from err
+        raise ValueError(f"cannot load a MaskablePPO model from {str(path)!r}: {err}") from None
+    return model
 
 
 def normalizer_path(model_path: str | Path) -> Path:
@@ -39,9 +43,13 @@ def load_normalizer(model_path: str | Path):
 
     try:
         with path.open("rb") as f:
-            return pickle.load(f)
+            normalizer = pickle.load(f)
+        rms = getattr(normalizer, "obs_rms", None)
+        if hasattr(rms, "mean"):  # a Box observation's statistics
+            check_finite([("obs_rms.mean", rms.mean), ("obs_rms.var", rms.var)])
     except Exception as err:  # a damaged or foreign file
-        raise ValueError(f"cannot read the observation statistics {str(path)!r}: {err}") from err
+        raise ValueError(f"cannot read the observation statistics {str(path)!r}: {err}") from None
+    return normalizer
 
 
 def masked_logits(model, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
@@ -80,6 +88,9 @@ class PPOAgent(Agent):
     ) -> None:
         super().__init__()
         self.model = load_model(path)
+        if game is not None:
+            n_actions = getattr(self.model.action_space, "n", None)
+            check_game(path, game, self.model.observation_space.shape, n_actions, **rules)
         self.normalizer = load_normalizer(path)
         self.deterministic = deterministic
         self.name = f"ppo:{path}"

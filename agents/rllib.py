@@ -29,6 +29,7 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from agents.base import Agent
+from agents.model_files import check_finite, check_game
 
 # Module ids train/rllib.py uses: the single-agent policy, and the shared self-play policy.
 MODULE_IDS = ("default_policy", "main")
@@ -153,8 +154,10 @@ def load_module(path: str | Path) -> RLModule:
     folder = module_dir(path)
     try:
         module = RLModule.from_checkpoint(folder.resolve())  # ray reads paths as URIs
+        if hasattr(module, "named_parameters"):  # a torch module: its weights are numbers
+            check_finite(module.named_parameters())
     except Exception as err:  # a damaged or foreign folder
-        raise ValueError(f"cannot load an RLModule from {str(folder)!r}: {err}") from err
+        raise ValueError(f"cannot load an RLModule from {str(folder)!r}: {err}") from None
     _check_masked_space(module.observation_space)
     module.eval()
     return module
@@ -171,6 +174,10 @@ class RLlibAgent(Agent):
     ) -> None:
         super().__init__()
         self.module = load_module(path)
+        if game is not None:
+            space = self.module.observation_space["observations"]
+            n_actions = getattr(getattr(self.module, "action_space", None), "n", None)
+            check_game(path, game, space.shape, n_actions, **rules)
         self.deterministic = deterministic
         self.name = f"rllib:{path}"
 
