@@ -151,6 +151,7 @@ class CardPokerEnv(TableEnv):
         render_mode: str | None = None,
         **rules,
     ) -> None:
+        self._setup_illegal(rules)
         self.rules = games.get("card_poker").make_rules(**rules)
         self._setup_table("card_poker", n_players, opponents, agent_seat, rules)
         if episode not in ("deal", "session"):

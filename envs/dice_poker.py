@@ -120,6 +120,7 @@ class DicePokerEnv(TableEnv):
         game = _GAME_OF_DICE.get(n_dice) if type(n_dice) is int else None
         if game is None:
             raise ValueError(f"n_dice must be one of {sorted(_GAME_OF_DICE)}, got {n_dice!r}")
+        self._setup_illegal(rules)
         self.rules = games.get(game).make_rules(**rules)
         self._setup_table(game, n_players, opponents, agent_seat, rules)
         first_player = games.check_seat("first_player", first_player, n_players, "roll")

@@ -131,6 +131,7 @@ class YahtzeeEnv(TextRenderEnv):
         render_mode: str | None = None,
         **options,
     ) -> None:
+        self._setup_illegal(options)
         unknown = sorted(set(options) - set(OPTION_NAMES))
         if unknown:
             raise TypeError(
@@ -158,11 +159,17 @@ class YahtzeeEnv(TextRenderEnv):
     def step(self, action):
         if self.game is None:
             raise RuntimeError("call reset() before step()")
-        if self.game.done:
+        if self.game.done or self._ended:
             raise RuntimeError("the episode is over; call reset()")
+        action = self._action(action)
+        if self._is_illegal(action):  # illegal_action="terminate" or "penalize"
+            penalty, terminated, truncated = self._illegal_outcome()
+            info = {**self._info(), "illegal_action": True}
+            return observe(self.game), penalty * self.reward_scale, terminated, truncated, info
+        self._illegal_run = 0
         # raises on an illegal action, changing nothing
-        points = self.game.step(self._action(action))
-        self._last = (0, int(action))
+        points = self.game.step(action)
+        self._last = (0, action)
         if self.render_mode == "human":
             print(self.render_text())
         reward = points * self.reward_scale
@@ -170,7 +177,7 @@ class YahtzeeEnv(TextRenderEnv):
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now (all False before reset and once the episode is over)."""
-        if self.game is None:
+        if self.game is None or self._ended:
             return np.zeros(self.n_actions, dtype=bool)
         return self.game.action_mask()
 
@@ -201,7 +208,7 @@ class YahtzeeEnv(TextRenderEnv):
     def _info(self) -> dict:
         card = self.game.card
         return {
-            "action_mask": self.game.action_mask(),
+            "action_mask": self.action_masks(),
             "total": card.total,
             "card": card_dict(card),
             "bonus": card.bonus,
