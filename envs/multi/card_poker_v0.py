@@ -84,6 +84,7 @@ class raw_env(MatchAEC, EzPickle):
     ) -> None:
         EzPickle.__init__(self, n_players, episode, max_deals, render_mode, **rules)
         super().__init__()
+        self._setup_illegal(rules)
         self.rules = games.get("card_poker").make_rules(**rules)
         n_players = games.check_whole("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)
         if episode not in ("deal", "session"):

@@ -85,6 +85,7 @@ class raw_env(MatchAEC, EzPickle):
     ) -> None:
         EzPickle.__init__(self, n_dice, n_players, episode, first_player, render_mode, **rules)
         super().__init__()
+        self._setup_illegal(rules)
         game = _GAME_OF_DICE.get(n_dice) if type(n_dice) is int else None
         if game is None:
             raise ValueError(f"n_dice must be one of {sorted(_GAME_OF_DICE)}, got {n_dice!r}")

@@ -91,6 +91,7 @@ class raw_env(TableAEC, EzPickle):
     ) -> None:
         EzPickle.__init__(self, n_players, rules, reward, reward_scale, render_mode, **options)
         super().__init__()
+        self._setup_illegal(options)
         unknown = sorted(set(options) - set(OPTION_NAMES))
         if unknown:
             raise TypeError(f"unknown argument(s) {unknown}; rule options are {OPTION_NAMES}")
@@ -113,8 +114,11 @@ class raw_env(TableAEC, EzPickle):
         self._last: tuple[int, int] | None = None  # (seat, action) for the picture
         self.agent_selection = self.possible_agents[0]
 
+    def _penalty(self) -> float:
+        return self.illegal.penalty * self.reward_scale
+
     def _legal_actions(self) -> list[int]:
-        return self.games[self._seat].legal_actions() if self.games else []
+        return self.games[self._seat].legal_actions() if self.games and not self.done else []
 
     @property
     def games(self) -> list[ScorecardGame]:
@@ -126,7 +130,7 @@ class raw_env(TableAEC, EzPickle):
 
     @property
     def done(self) -> bool:
-        return self.match is not None and self.match.done
+        return self.match is not None and (self.match.done or self._ended)
 
     def totals(self) -> dict[str, int]:
         return {a: g.card.total for a, g in zip(self.possible_agents, self.games, strict=True)}
@@ -147,9 +151,12 @@ class raw_env(TableAEC, EzPickle):
             self._was_dead_step(action)
             return
         seat = self._seat
+        action = self._action(action)
+        if self._illegal_step(agent, action):  # illegal_action="terminate" or "penalize"
+            return
         # raises on an illegal action, changing nothing
-        points = self.match.step(self._action(action))
-        self._last = (seat, int(action))
+        points = self.match.step(action)
+        self._last = (seat, action)
         self._cumulative_rewards[agent] = 0
         self.rewards = dict.fromkeys(self.agents, 0)
         if self.reward == "points":
