@@ -78,7 +78,8 @@ class YahtzeeEnv(TextRenderEnv):
       allow the row, since that earns the russian doubling.
 
     :meth:`action_masks` (and ``info["action_mask"]``) gives the legal
-    actions. An illegal action raises ``ValueError`` and changes nothing.
+    actions. An illegal action raises ``ValueError`` and changes nothing
+    (``illegal_action="raise"``, the default; see Arguments).
 
     ## Observation Space
 
@@ -107,8 +108,9 @@ class YahtzeeEnv(TextRenderEnv):
 
     ## Episode End
 
-    Terminates when every row is filled (17 turns russian, 13 classic).
-    Never truncated.
+    Terminates when every row is filled (17 turns russian, 13 classic), or at once on an
+    illegal action under ``illegal_action="terminate"``. Truncated only under
+    ``illegal_action="penalize"`` (``max_illegal_steps`` illegal actions in a row).
 
     ## Arguments
 
@@ -116,6 +118,14 @@ class YahtzeeEnv(TextRenderEnv):
     - russian: ``scratch`` ("only_if_nothing" | "any").
     - classic: ``yahtzee_bonus`` (True), ``joker`` ("forced" | "free" | "none").
     - ``reward_scale`` (1.0): rewards are points times this.
+    - ``illegal_action`` ("raise"): what an illegal action does. ``"raise"``: a
+      ``ValueError`` naming it and the legal actions; nothing changes. ``"terminate"``: the
+      episode ends (``terminated``) with reward ``illegal_penalty``; the rows still open
+      score nothing. ``"penalize"``: the action is ignored (nothing moves), the reward is
+      ``illegal_penalty``, and ``max_illegal_steps`` (100) illegal actions in a row
+      truncate the episode. Either way ``info["illegal_action"]`` is True on that step
+      (``envs.games.IllegalActions``).
+    - ``illegal_penalty`` (-1.0): in points, times ``reward_scale`` like every reward.
     - ``render_mode``: ``"ansi"`` returns the dice and the card as text, ``"human"`` prints it,
       ``"rgb_array"`` returns them as a picture (H×W×3 uint8, one size per rule set).
 

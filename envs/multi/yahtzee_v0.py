@@ -39,7 +39,8 @@ class raw_env(TableAEC, EzPickle):
     ``Discrete(32 + n_rows)`` per agent, as ``YahtzeeEnv``: 1..31 re-roll the
     dice whose bits are set (bit ``i`` = the ``i``-th smallest die), ``32 + k``
     fills row ``k``. ``action_mask`` holds the legal ones (all zeros for a
-    waiting agent). An illegal action raises ``ValueError`` and changes nothing.
+    waiting agent). An illegal action raises ``ValueError`` and changes nothing
+    (``illegal_action="raise"``, the default; see Arguments).
 
     ## Observation Space
 
@@ -59,7 +60,8 @@ class raw_env(TableAEC, EzPickle):
 
     ## Episode End
 
-    All agents terminate when every card is full. Never truncated.
+    All agents terminate when every card is full, or on an illegal action under
+    ``illegal_action="terminate"``. Truncated only under ``illegal_action="penalize"``.
 
     ## Arguments
 
@@ -67,6 +69,15 @@ class raw_env(TableAEC, EzPickle):
     rule options of ``YahtzeeEnv`` (``scratch``; ``yahtzee_bonus``, ``joker``),
     ``reward`` ("settlement" | "points"), ``reward_scale`` (1.0),
     ``render_mode`` ("ansi" | "human" | "rgb_array").
+
+    ``illegal_action`` ("raise" | "terminate" | "penalize"), ``illegal_penalty`` (-1.0, in
+    points times ``reward_scale``) and ``max_illegal_steps`` (100). ``"raise"``: an illegal
+    action raises ``ValueError`` and changes nothing. ``"terminate"``, as PettingZoo's
+    ``TerminateIllegalWrapper``: every agent terminates, the offender is paid
+    ``illegal_penalty``, the others 0 (no settlement is made). ``"penalize"``: nothing
+    moves, the offender is paid ``illegal_penalty`` and stays to act;
+    ``max_illegal_steps`` illegal actions in a row truncate every agent. The offender's
+    info has ``illegal_action=True``.
 
     ## Version History
 
