@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "sb3.md").read_text()
 
 
@@ -19,3 +21,14 @@ def test_the_page_runs(capsys):
     assert "first move" in out
     for name in ("PPO", "A2C", "DQN"):
         assert re.search(rf"^{name}: [+-]\d\.\d{{3}} chips per game", out, re.M)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Small networks: one torch thread is fastest on a shared machine."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -54,3 +54,14 @@ def test_plain_sb3_trains_on_the_scalar_env(algo):
     obs, _ = env.reset(seed=0)
     action, _ = model.predict(obs, deterministic=True)
     assert np.asarray(action).shape == ()
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Small networks: one torch thread is fastest on a shared machine."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
