@@ -93,7 +93,8 @@ class CardPokerEnv(TableEnv):
     Own cards are numbered in deck-index order, the order of ``cards`` below.
     :meth:`action_masks` (and ``info["action_mask"]``) allows what the phase,
     the bid level, ``max_bids`` and the player's stack permit. An illegal
-    action raises ``ValueError`` and changes nothing.
+    action raises ``ValueError`` and changes nothing (``illegal_action="raise"``, the
+    default; see Arguments).
 
     ## Observation Space
 
@@ -119,7 +120,8 @@ class CardPokerEnv(TableEnv):
 
     ``episode="deal"``: when the deal ends. ``episode="session"``: when a
     player cannot pay the next ante (or holds no chips), or after
-    ``max_deals`` deals. Never truncated.
+    ``max_deals`` deals. Truncated only under ``illegal_action="penalize"``; ended at
+    once by an illegal action under ``"terminate"``.
 
     ## Arguments
 
@@ -135,6 +137,15 @@ class CardPokerEnv(TableEnv):
       ``max_bid`` (8), ``max_bids`` (12).
     - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it,
       ``"rgb_array"`` returns it as a picture (H×W×3 uint8, one size per player count).
+    - ``illegal_action`` ("raise"): what an illegal action does. ``"raise"``: a ``ValueError``
+      naming it and the legal actions; nothing changes. ``"terminate"``: the episode ends
+      (``terminated``); you forfeit your stake in the deal in play (ante, draw fees, bids: the other
+      seats take theirs back and share yours, so chips stay conserved) and the reward is that loss
+      plus ``illegal_penalty``. ``"penalize"``: the action is ignored (nothing moves), the reward is
+      ``illegal_penalty``, and ``max_illegal_steps`` (100) illegal actions in a row truncate the
+      episode (the unfinished deal is not paid). Either way ``info["illegal_action"]`` is True on
+      that step (``envs.games.IllegalActions``).
+    - ``illegal_penalty`` (-1.0): in chips.
 
     ## Version History
 
@@ -151,6 +162,7 @@ class CardPokerEnv(TableEnv):
         render_mode: str | None = None,
         **rules,
     ) -> None:
+        self._setup_illegal(rules)
         self.rules = games.get("card_poker").make_rules(**rules)
         self._setup_table("card_poker", n_players, opponents, agent_seat, rules)
         if episode not in ("deal", "session"):

@@ -57,7 +57,7 @@ class DicePokerEnv(TableEnv):
     ``i``-th die of the observation's ``dice`` (sorted ascending); ``0``
     stands. :meth:`action_masks` (and ``info["action_mask"]``) forbids
     re-rolling frozen dice. An illegal action raises ``ValueError`` and
-    changes nothing.
+    changes nothing (``illegal_action="raise"``, the default; see Arguments).
 
     ## Observation Space
 
@@ -83,7 +83,8 @@ class DicePokerEnv(TableEnv):
 
     Terminates when the game (``episode="game"``) or the whole circle of
     ``n_players`` games (``episode="circle"``) is decided, play-offs
-    included. Never truncated.
+    included. Truncated only under ``illegal_action="penalize"``; ended at once by an
+    illegal action under ``"terminate"``.
 
     ## Arguments
 
@@ -100,6 +101,16 @@ class DicePokerEnv(TableEnv):
       ``six_dice_low_hands`` (True), ``pyramid`` ("monotone" | "ascending" | "any").
     - ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints it,
       ``"rgb_array"`` returns it as a picture (H×W×3 uint8, one size per player count).
+    - ``illegal_action`` ("raise"): what an illegal action does. ``"raise"``: a
+      ``ValueError`` naming it and the legal actions; nothing changes. ``"terminate"``: the
+      episode ends (``terminated``); you forfeit your stake in the game in play (the ante:
+      the other seats take theirs back and share yours, so chips stay conserved) and the
+      reward is that loss plus ``illegal_penalty``. ``"penalize"``: the action is ignored
+      (nothing moves), the reward is ``illegal_penalty``, and ``max_illegal_steps`` (100)
+      illegal actions in a row truncate the episode (the unfinished game is not paid).
+      Either way ``info["illegal_action"]`` is True on that step
+      (``envs.games.IllegalActions``).
+    - ``illegal_penalty`` (-1.0): in chips.
 
     ## Version History
 
@@ -120,6 +131,7 @@ class DicePokerEnv(TableEnv):
         game = _GAME_OF_DICE.get(n_dice) if type(n_dice) is int else None
         if game is None:
             raise ValueError(f"n_dice must be one of {sorted(_GAME_OF_DICE)}, got {n_dice!r}")
+        self._setup_illegal(rules)
         self.rules = games.get(game).make_rules(**rules)
         self._setup_table(game, n_players, opponents, agent_seat, rules)
         first_player = games.check_seat("first_player", first_player, n_players, "roll")

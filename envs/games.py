@@ -35,9 +35,19 @@ from envs.rules.dice_poker import DicePokerGame, DicePokerRules
 RESULT_KINDS = ("chips", "points")
 
 # Keyword options of the wrappers that are not rules of the game (agents take only rules).
-DICE_TABLE = ("n_players", "opponents", "agent_seat", "first_player", "episode", "render_mode")
-CARD_TABLE = ("n_players", "opponents", "agent_seat", "episode", "max_deals", "render_mode")
-SCORECARD_TABLE = ("n_players", "reward", "reward_scale", "render_mode")
+# What an env does with an illegal action, and its defaults: a table option of every game
+# (scalar, AEC, batched and vector envs alike ask illegal_actions() below).
+ILLEGAL_MODES = ("raise", "terminate", "penalize")
+ILLEGAL_OPTIONS = {"illegal_action": "raise", "illegal_penalty": -1.0, "max_illegal_steps": 100}
+DICE_TABLE = (
+    "n_players", "opponents", "agent_seat", "first_player", "episode", "render_mode",
+    *ILLEGAL_OPTIONS,
+)  # fmt: skip
+CARD_TABLE = (
+    "n_players", "opponents", "agent_seat", "episode", "max_deals", "render_mode",
+    *ILLEGAL_OPTIONS,
+)  # fmt: skip
+SCORECARD_TABLE = ("n_players", "reward", "reward_scale", "render_mode", *ILLEGAL_OPTIONS)
 SIX_DICE_ONLY = ("six_dice_low_hands", "pyramid")
 
 
@@ -220,6 +230,58 @@ def check_seat(key: str, value: Any, n_players: int, word: str) -> int | str:
     raise ValueError(f"{key} must be {word!r} or 0..{n_players - 1}, got {value!r}")
 
 
+@dataclass(frozen=True)
+class IllegalActions:
+    """What an env does with an illegal action (the options ``illegal_action``,
+    ``illegal_penalty`` and ``max_illegal_steps``; :func:`illegal_actions` checks them).
+
+    - ``"raise"`` (default): ``ValueError`` naming the action and the legal ones, the
+      state unchanged.
+    - ``"terminate"``: the episode ends at once (``terminated``), the offender paid
+      ``penalty`` in the env's reward units (points before ``reward_scale``, chips), as
+      PettingZoo's ``TerminateIllegalWrapper``; at a betting table the offender also
+      forfeits its stake in the game in play (:func:`envs.rules.seats.forfeit`), so an
+      illegal action never costs less than folding and the chips stay conserved.
+    - ``"penalize"``: the action is ignored (nothing moves), ``penalty`` is paid, and
+      ``max_steps`` illegal actions in a row truncate the episode (``truncated``; an
+      unfinished game is then not paid: the chips of finished games stand).
+
+    In both modes the step's ``info["illegal_action"]`` is True.
+    """
+
+    mode: str = "raise"
+    penalty: float = -1.0
+    max_steps: int = 100
+
+    @property
+    def raises(self) -> bool:
+        return self.mode == "raise"
+
+
+def illegal_actions(
+    illegal_action: Any = "raise", illegal_penalty: Any = -1.0, max_illegal_steps: Any = 100
+) -> IllegalActions:
+    """The checked illegal-action options (defaults :data:`ILLEGAL_OPTIONS`); one
+    ``ValueError`` naming the bad value and what is allowed otherwise."""
+    if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_MODES:
+        raise ValueError(
+            f"illegal_action must be one of {list(ILLEGAL_MODES)}, got {illegal_action!r}"
+        )
+    if (
+        isinstance(illegal_penalty, bool)
+        or not isinstance(illegal_penalty, int | float | np.integer | np.floating)
+        or not np.isfinite(illegal_penalty)
+    ):
+        raise ValueError(f"illegal_penalty must be a finite number, got {illegal_penalty!r}")
+    steps = check_whole("max_illegal_steps", max_illegal_steps, 1)
+    return IllegalActions(illegal_action, float(illegal_penalty), steps)
+
+
+def pop_illegal(options: dict) -> IllegalActions:
+    """:func:`illegal_actions` of the illegal-action keys of ``options``, removed from it."""
+    return illegal_actions(**{k: options.pop(k) for k in ILLEGAL_OPTIONS if k in options})
+
+
 # -- the five games -----------------------------------------------------------------------------
 
 _DICE_OPTIONS = tuple(f.name for f in fields(DicePokerRules) if f.name != "n_dice")
@@ -332,18 +394,23 @@ def kind_of(name: str) -> str:
 
 __all__ = [
     "BUILT_IN",
+    "ILLEGAL_MODES",
+    "ILLEGAL_OPTIONS",
     "RESULT_KINDS",
     "Game",
+    "IllegalActions",
     "by_gym_id",
     "check_id_kwargs",
     "check_positive",
     "check_seat",
     "check_whole",
     "get",
+    "illegal_actions",
     "kind_of",
     "names",
     "names_for",
     "of_kind",
+    "pop_illegal",
     "register",
     "rules_for",
     "scorecard_rules_for",

@@ -33,6 +33,38 @@ class TextRenderEnv(gym.Env):
     def _opening_mask(self) -> np.ndarray:
         """Actions legal at the first decision of every episode."""
 
+    # -- illegal actions (games.IllegalActions): set up from the env's options ---------------
+    illegal = games.IllegalActions()
+    _ended = False  # the episode ended on an illegal action (terminated or truncated)
+    _illegal_run = 0  # illegal actions in a row (illegal_action="penalize")
+
+    def _setup_illegal(self, options: dict) -> None:
+        """Take ``illegal_action``, ``illegal_penalty`` and ``max_illegal_steps`` out of
+        ``options`` (the env's keyword arguments), checked."""
+        self.illegal = games.pop_illegal(options)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self._ended = False
+        self._illegal_run = 0
+
+    def _is_illegal(self, action: int) -> bool:
+        """True when ``action`` is illegal now and the env does not raise on it (the rules
+        raise otherwise, naming the legal actions)."""
+        if self.illegal.raises:
+            return False
+        mask = self.action_masks()
+        return not (0 <= action < len(mask) and mask[action])
+
+    def _illegal_outcome(self) -> tuple[float, bool, bool]:
+        """``(penalty, terminated, truncated)`` of an illegal action, counted."""
+        self._illegal_run += 1
+        if self.illegal.mode == "terminate":
+            self._ended = True
+            return self.illegal.penalty, True, False
+        self._ended = self._illegal_run >= self.illegal.max_steps
+        return self.illegal.penalty, False, self._ended
+
     def _sample_mask(self) -> np.ndarray:
         """What ``action_space.sample()`` draws from while the episode runs."""
         return self.action_masks()
@@ -149,16 +181,31 @@ class TableEnv(TextRenderEnv):
     def step(self, action):
         if self.match is None:
             raise RuntimeError("call reset() before step()")
-        if self.match.done:
+        if self.match.done or self._ended:
             raise RuntimeError("the episode is over; call reset()")
-        reward = self.match.step(self._action(action)).get(self.agent_seat, 0) + self._advance()
+        action = self._action(action)
+        if self._is_illegal(action):
+            return self._illegal_step()
+        self._illegal_run = 0
+        reward = self.match.step(action).get(self.agent_seat, 0) + self._advance()
         if self.render_mode == "human":
             print(self.render_text())
         return self._observe(self.agent_seat), float(reward), self.match.done, False, self._info()
 
+    def _illegal_step(self):
+        """An illegal action under ``illegal_action="terminate"`` (the learner forfeits its
+        stake in the game in play, :meth:`GameSeries.forfeit`, and pays the penalty) or
+        ``"penalize"`` (nothing moves; the penalty is paid)."""
+        penalty, terminated, truncated = self._illegal_outcome()
+        reward = penalty
+        if terminated:
+            reward += self.match.forfeit(self.agent_seat)[self.agent_seat]
+        info = {**self._info(), "illegal_action": True}
+        return self._observe(self.agent_seat), float(reward), terminated, truncated, info
+
     def action_masks(self) -> np.ndarray:
         """Legal actions now (all False once the episode is over)."""
-        if self.match is None or self.match.done:
+        if self.match is None or self.match.done or self._ended:
             return np.zeros(self.action_space.n, dtype=bool)
         return self.match.game.action_mask()
 

@@ -105,6 +105,52 @@ def reseed(engine: Any, seed: int) -> None:
         engine.rng = np.random.default_rng(seed)
 
 
+class _IllegalSteps:
+    """``illegal_action`` on a batched engine (:class:`envs.games.IllegalActions`).
+
+    ``"raise"``: the engine's own check (one illegal action raises, no game moves).
+    ``"terminate"``: the games with an illegal action do not move and end at once, paid the
+    penalty minus the learner's stake in the game in play (``engine.stakes()``, the
+    betting tables; as the scalar envs' forfeit); the others step. ``"penalize"``: those
+    games do not move and are paid the penalty; ``max_illegal_steps`` in a row truncate one.
+    Rewards are in the engine's units (chips, points), before ``reward_scale``.
+    """
+
+    def __init__(self, illegal: games.IllegalActions, n: int) -> None:
+        self.illegal = illegal
+        self.run = np.zeros(n, dtype=np.int64)  # illegal actions in a row, per game
+
+    def step(self, engine: Any, actions: Any):
+        """``(rewards, terminated, truncated, illegal)`` of one step; the games that ended
+        are for the caller to reset."""
+        if self.illegal.raises:
+            rewards = engine.step(actions).astype(np.float64)
+            none = np.zeros(engine.n, dtype=bool)
+            return rewards, engine.done.copy(), none, none
+        a = np.asarray(actions)
+        if a.shape != (engine.n,) or not np.issubdtype(a.dtype, np.integer) or a.dtype == bool:
+            raise ValueError(
+                f"actions must be an integer array of shape ({engine.n},), got {a.dtype} {a.shape}"
+            )
+        a = a.astype(np.int64)
+        inside = (a >= 0) & (a < engine.n_actions)
+        at = np.where(inside, a, 0)
+        illegal = ~(inside & engine.action_masks()[np.arange(engine.n), at])
+        stakes = engine.stakes() if illegal.any() and hasattr(engine, "stakes") else 0
+        rewards = engine.step_some(at, ~illegal).astype(np.float64)
+        self.run = np.where(illegal, self.run + 1, 0)
+        truncated = np.zeros(engine.n, dtype=bool)
+        terminated = engine.done.copy()
+        if self.illegal.mode == "terminate":
+            rewards -= np.where(illegal, stakes, 0)
+            terminated |= illegal
+        else:
+            truncated = illegal & (self.run >= self.illegal.max_steps)
+        rewards[illegal] += self.illegal.penalty
+        self.run[terminated | truncated] = 0
+        return rewards, terminated, truncated, illegal
+
+
 class _Episodes:
     """Per-game running return and length; the record of the games that just ended."""
 
@@ -128,9 +174,11 @@ class BatchedVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, env_id: str, num_envs: int = 1, **options: Any) -> None:
+        illegal = games.pop_illegal(options)
         self.engine, self.single_observation_space, self.reward_scale = make_engine(
             env_id, num_envs, **options
         )
+        self._illegal = _IllegalSteps(illegal, self.engine.n)
         self.num_envs = self.engine.n
         self.single_action_space = LegalDiscrete(self.engine.n_actions, self._first_mask)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -149,15 +197,19 @@ class BatchedVectorEnv(VectorEnv):
             reseed(self.engine, seed)
         self.engine.reset()
         self._episodes = _Episodes(self.num_envs)
+        self._illegal.run[:] = 0
         self._started = True
         return self.engine.observe(), {"action_mask": self.engine.action_masks()}
 
     def step(self, actions):
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        rewards = self.engine.step(actions) * self.reward_scale
-        done = self.engine.done
+        rewards, terminated, truncated, illegal = self._illegal.step(self.engine, actions)
+        rewards = rewards * self.reward_scale
+        done = terminated | truncated
         infos: dict[str, Any] = {}
+        if illegal.any():
+            infos["illegal_action"], infos["_illegal_action"] = illegal, illegal.copy()
         returns, _ = self._episodes.add(rewards, done)
         if done.any():
             final = np.full(self.num_envs, None, dtype=object)
@@ -170,8 +222,7 @@ class BatchedVectorEnv(VectorEnv):
             infos["episode_return"], infos["_episode_return"] = ret, done.copy()
             self.engine.reset(done)
         infos["action_mask"] = self.engine.action_masks()
-        truncated = np.zeros(self.num_envs, dtype=bool)
-        return self.engine.observe(), rewards.astype(np.float64), done, truncated, infos
+        return self.engine.observe(), rewards, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
         return self.engine.action_masks()
@@ -181,9 +232,11 @@ class BatchedVecEnv(VecEnv):
     """An SB3 ``VecEnv`` over one batched engine (module docstring)."""
 
     def __init__(self, env_id: str, num_envs: int, seed: int | None = None, **options) -> None:
+        illegal = games.pop_illegal(options)
         self.engine, observation_space, self.reward_scale = make_engine(
             env_id, num_envs, seed=seed, **options
         )
+        self._illegal = _IllegalSteps(illegal, self.engine.n)
         self.env_id = env_id
         action_space = gym.spaces.Discrete(self.engine.n_actions)
         self.render_mode = None  # VecEnv asks for it; the batched engines draw no frames
@@ -197,6 +250,7 @@ class BatchedVecEnv(VecEnv):
         self._reset_seeds()
         self.engine.reset()
         self._episodes = _Episodes(self.num_envs)
+        self._illegal.run[:] = 0
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return self.engine.observe()
 
@@ -204,9 +258,14 @@ class BatchedVecEnv(VecEnv):
         self._actions = np.asarray(actions).reshape(self.num_envs)
 
     def step_wait(self):
-        rewards = (self.engine.step(self._actions) * self.reward_scale).astype(np.float32)
-        done = self.engine.done
+        rewards, terminated, truncated, illegal = self._illegal.step(self.engine, self._actions)
+        rewards = (rewards * self.reward_scale).astype(np.float32)
+        done = terminated | truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for g in np.flatnonzero(illegal):
+            infos[g]["illegal_action"] = True
+        for g in np.flatnonzero(truncated):
+            infos[g]["TimeLimit.truncated"] = True  # SB3 bootstraps from the last observation
         returns, lengths = self._episodes.add(rewards, done)
         if done.any():
             last = self.engine.observe()

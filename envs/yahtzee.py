@@ -78,7 +78,8 @@ class YahtzeeEnv(TextRenderEnv):
       allow the row, since that earns the russian doubling.
 
     :meth:`action_masks` (and ``info["action_mask"]``) gives the legal
-    actions. An illegal action raises ``ValueError`` and changes nothing.
+    actions. An illegal action raises ``ValueError`` and changes nothing
+    (``illegal_action="raise"``, the default; see Arguments).
 
     ## Observation Space
 
@@ -108,8 +109,9 @@ class YahtzeeEnv(TextRenderEnv):
 
     ## Episode End
 
-    Terminates when every row is filled (17 turns russian, 13 classic).
-    Never truncated.
+    Terminates when every row is filled (17 turns russian, 13 classic), or at once on an
+    illegal action under ``illegal_action="terminate"``. Truncated only under
+    ``illegal_action="penalize"`` (``max_illegal_steps`` illegal actions in a row).
 
     ## Arguments
 
@@ -117,6 +119,14 @@ class YahtzeeEnv(TextRenderEnv):
     - russian: ``scratch`` ("only_if_nothing" | "any").
     - classic: ``yahtzee_bonus`` (True), ``joker`` ("forced" | "free" | "none").
     - ``reward_scale`` (1.0): rewards are points times this.
+    - ``illegal_action`` ("raise"): what an illegal action does. ``"raise"``: a
+      ``ValueError`` naming it and the legal actions; nothing changes. ``"terminate"``: the
+      episode ends (``terminated``) with reward ``illegal_penalty``; the rows still open
+      score nothing. ``"penalize"``: the action is ignored (nothing moves), the reward is
+      ``illegal_penalty``, and ``max_illegal_steps`` (100) illegal actions in a row
+      truncate the episode. Either way ``info["illegal_action"]`` is True on that step
+      (``envs.games.IllegalActions``).
+    - ``illegal_penalty`` (-1.0): in points, times ``reward_scale`` like every reward.
     - ``render_mode``: ``"ansi"`` returns the dice and the card as text, ``"human"`` prints it,
       ``"rgb_array"`` returns them as a picture (H×W×3 uint8, one size per rule set).
 
@@ -132,6 +142,7 @@ class YahtzeeEnv(TextRenderEnv):
         render_mode: str | None = None,
         **options,
     ) -> None:
+        self._setup_illegal(options)
         unknown = sorted(set(options) - set(OPTION_NAMES))
         if unknown:
             raise TypeError(
@@ -159,11 +170,17 @@ class YahtzeeEnv(TextRenderEnv):
     def step(self, action):
         if self.game is None:
             raise RuntimeError("call reset() before step()")
-        if self.game.done:
+        if self.game.done or self._ended:
             raise RuntimeError("the episode is over; call reset()")
+        action = self._action(action)
+        if self._is_illegal(action):  # illegal_action="terminate" or "penalize"
+            penalty, terminated, truncated = self._illegal_outcome()
+            info = {**self._info(), "illegal_action": True}
+            return observe(self.game), penalty * self.reward_scale, terminated, truncated, info
+        self._illegal_run = 0
         # raises on an illegal action, changing nothing
-        points = self.game.step(self._action(action))
-        self._last = (0, int(action))
+        points = self.game.step(action)
+        self._last = (0, action)
         if self.render_mode == "human":
             print(self.render_text())
         reward = points * self.reward_scale
@@ -171,7 +188,7 @@ class YahtzeeEnv(TextRenderEnv):
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now (all False before reset and once the episode is over)."""
-        if self.game is None:
+        if self.game is None or self._ended:
             return np.zeros(self.n_actions, dtype=bool)
         return self.game.action_mask()
 
@@ -202,7 +219,7 @@ class YahtzeeEnv(TextRenderEnv):
     def _info(self) -> dict:
         card = self.game.card
         return {
-            "action_mask": self.game.action_mask(),
+            "action_mask": self.action_masks(),
             "total": card.total,
             # filled rows only: a row absent where open stacks under gymnasium's vector envs
             # (a mask ``_row``), where None beside ints cannot

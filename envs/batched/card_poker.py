@@ -637,6 +637,12 @@ class BatchedCardPokerTable:
     def action_masks(self) -> np.ndarray:
         return self.core.action_masks()
 
+    def stakes(self) -> np.ndarray:
+        """(n,) the learner's chips in the pot of the deal in play (ante, draw fees, bids);
+        what it forfeits under ``illegal_action="terminate"``."""
+        rows, seat = self.core._rows, self.agent_seat
+        return self.core.start_stacks[rows, seat] - self.core.stacks[rows, seat]
+
     def reset(self, which: np.ndarray | None = None) -> None:
         which = np.ones(self.n, dtype=bool) if which is None else self.core._which(which)
         self._half.clear(which)

@@ -812,6 +812,11 @@ class BatchedDicePokerSingle:
         table)."""
         return self.core.action_masks()
 
+    def stakes(self) -> np.ndarray:
+        """(n,) the learner's chips in the pot of the game in play (the ante: play-offs add
+        none); what it forfeits under ``illegal_action="terminate"``."""
+        return np.full(self.n, self.rules.ante, dtype=np.int64)
+
     def reset(self, which: np.ndarray | None = None) -> None:
         """New episodes at the tables ``which`` (default all), played up to the learner's
         first decision."""

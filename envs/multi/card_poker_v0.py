@@ -37,7 +37,7 @@ class raw_env(MatchAEC, EzPickle):
     ``Discrete(34 + max_bid - min_bid + 1)`` per agent, as in
     ``CardPokerEnv``: 0-31 exchange sets in the draw, 32 pass, 33 reveal,
     34 + k bid ``min_bid + k``. An illegal action raises ``ValueError`` and
-    changes nothing.
+    changes nothing (``illegal_action="raise"``, the default; see Arguments).
 
     ## Observation Space
 
@@ -62,6 +62,16 @@ class raw_env(MatchAEC, EzPickle):
     (100), ``render_mode`` ("ansi" | "human" | "rgb_array") and every rule option of
     ``CardPokerEnv``.
 
+    ``illegal_action`` ("raise" | "terminate" | "penalize"), ``illegal_penalty`` (-1.0, chips) and
+    ``max_illegal_steps`` (100). ``"raise"``: an illegal action raises ``ValueError`` and changes
+    nothing. ``"terminate"``, as PettingZoo's ``TerminateIllegalWrapper``: every agent terminates;
+    the offender forfeits its stake in the deal in play (ante, draw fees, bids) and is paid that
+    loss plus ``illegal_penalty``; the other seats take their own stakes back and share the forfeit
+    (odd chips to the seats right after the offender), so the chips of the deal still sum to zero.
+    ``"penalize"``: nothing moves, the offender is paid ``illegal_penalty`` and stays to act;
+    ``max_illegal_steps`` illegal actions in a row truncate every agent (the unfinished deal is not
+    paid). The offender's info has ``illegal_action=True``.
+
     ## Version History
 
     - v0: first version.
@@ -84,6 +94,7 @@ class raw_env(MatchAEC, EzPickle):
     ) -> None:
         EzPickle.__init__(self, n_players, episode, max_deals, render_mode, **rules)
         super().__init__()
+        self._setup_illegal(rules)
         self.rules = games.get("card_poker").make_rules(**rules)
         n_players = games.check_whole("n_players", n_players, MIN_PLAYERS, MAX_PLAYERS)
         if episode not in ("deal", "session"):

@@ -37,7 +37,8 @@ class raw_env(MatchAEC, EzPickle):
 
     ``Discrete(2**n_dice)`` per agent: the bit set of dice to re-roll over
     the observation's sorted dice, 0 = stand; ``action_mask`` forbids frozen
-    dice. An illegal action raises ``ValueError`` and changes nothing.
+    dice. An illegal action raises ``ValueError`` and changes nothing
+    (``illegal_action="raise"``, the default; see Arguments).
 
     ## Observation Space
 
@@ -62,6 +63,17 @@ class raw_env(MatchAEC, EzPickle):
     "circle"), ``first_player`` ("roll" | a seat), ``render_mode`` ("ansi" |
     "human" | "rgb_array") and every rule option of ``DicePokerEnv``.
 
+    ``illegal_action`` ("raise" | "terminate" | "penalize"), ``illegal_penalty``
+    (-1.0, chips) and ``max_illegal_steps`` (100). ``"raise"``: an illegal action raises
+    ``ValueError`` and changes nothing. ``"terminate"``, as PettingZoo's
+    ``TerminateIllegalWrapper``: every agent terminates; the offender forfeits its stake in
+    the game in play (the ante) and is paid that loss plus ``illegal_penalty``; the other
+    seats take their own stakes back and share the forfeit (odd chips to the seats right
+    after the offender), so the chips of the game still sum to zero. ``"penalize"``:
+    nothing moves, the offender is paid ``illegal_penalty`` and stays to act;
+    ``max_illegal_steps`` illegal actions in a row truncate every agent (the unfinished
+    game is not paid). The offender's info has ``illegal_action=True``.
+
     ## Version History
 
     - v0: first version.
@@ -85,6 +97,7 @@ class raw_env(MatchAEC, EzPickle):
     ) -> None:
         EzPickle.__init__(self, n_dice, n_players, episode, first_player, render_mode, **rules)
         super().__init__()
+        self._setup_illegal(rules)
         game = _GAME_OF_DICE.get(n_dice) if type(n_dice) is int else None
         if game is None:
             raise ValueError(f"n_dice must be one of {sorted(_GAME_OF_DICE)}, got {n_dice!r}")

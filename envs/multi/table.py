@@ -11,6 +11,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
+from envs import games
 from envs.spaces import to_action
 
 # what PettingZoo's api_test passes to reset to check that it takes options (see _reset_table)
@@ -48,6 +49,56 @@ class TableAEC(AECEnv):
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
         self._np_random, _ = seeding.np_random(None)
 
+    # -- illegal actions (games.IllegalActions) ------------------------------------------
+    illegal = games.IllegalActions()
+    _illegal_run = 0  # illegal actions in a row (illegal_action="penalize")
+    _ended = False  # the episode ended on an illegal action (terminated or truncated)
+
+    def _setup_illegal(self, options: dict) -> None:
+        """Take ``illegal_action``, ``illegal_penalty`` and ``max_illegal_steps`` out of
+        ``options`` (the env's keyword arguments), checked."""
+        self.illegal = games.pop_illegal(options)
+
+    def _penalty(self) -> float:
+        """``illegal_penalty`` in the env's reward units (chips; points times
+        ``reward_scale`` in the scorecard game)."""
+        return self.illegal.penalty
+
+    def _forfeit(self, seat: int) -> dict[int, int]:
+        """What every seat gets when ``seat`` forfeits (a betting game: its stake)."""
+        return {}
+
+    def _illegal_step(self, agent: str, action: int) -> bool:
+        """Play an illegal ``action`` of ``agent`` as ``illegal_action`` says; False when
+        it is legal or the env raises on it (the rules raise then, changing nothing).
+
+        ``"terminate"``: every agent terminates; the offender gets the penalty (plus its
+        forfeited stake at a betting table, whose other seats get their stakes back and
+        share the forfeit), as PettingZoo's ``TerminateIllegalWrapper`` (which pays the
+        others 0). ``"penalize"``: nothing moves, the offender pays the penalty and stays
+        to act; ``max_illegal_steps`` illegal actions in a row truncate every agent.
+        """
+        if self.illegal.raises or action in self._legal_actions():
+            self._illegal_run = 0
+            return False
+        self._cumulative_rewards[agent] = 0
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._illegal_run += 1
+        if self.illegal.mode == "terminate":
+            for seat, gain in self._forfeit(self.possible_agents.index(agent)).items():
+                self.rewards[self.possible_agents[seat]] = gain
+            self.terminations = dict.fromkeys(self.agents, True)
+            self._ended = True
+        elif self._illegal_run >= self.illegal.max_steps:
+            self.truncations = dict.fromkeys(self.agents, True)
+            self._ended = True
+        self.rewards[agent] += self._penalty()
+        self.infos[agent] = {**self.infos[agent], "illegal_action": True}
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+        return True
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
@@ -74,6 +125,7 @@ class TableAEC(AECEnv):
         if seed is not None:
             self._np_random, _ = seeding.np_random(seed)
         self.agents = self.possible_agents[:]
+        self._illegal_run, self._ended = 0, False
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
         self.terminations = dict.fromkeys(self.agents, False)
@@ -128,10 +180,14 @@ class MatchAEC(TableAEC):
     match = None
 
     def _legal_actions(self) -> list[int]:
-        return [] if self.match.done else self.match.game.legal_actions()
+        m = self.match
+        return [] if m.done or self._ended else m.game.legal_actions()
 
     def _agent_of(self, seat: int) -> str:
         return self.possible_agents[seat]
+
+    def _forfeit(self, seat: int) -> dict[int, int]:
+        return self.match.forfeit(seat)
 
     @abstractmethod
     def _final_info(self) -> dict:
@@ -145,7 +201,7 @@ class MatchAEC(TableAEC):
         seat = self.possible_agents.index(agent)
         m = self.match
         mask = np.zeros(self.rules.n_actions, dtype=np.int8)
-        if not m.done and m.current_player == seat:
+        if not m.done and not self._ended and m.current_player == seat:
             mask[m.game.legal_actions()] = 1
         return {"observation": self._observation(seat), "action_mask": mask}
 
@@ -154,8 +210,11 @@ class MatchAEC(TableAEC):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        action = self._action(action)
+        if self._illegal_step(agent, action):  # illegal_action="terminate" or "penalize"
+            return
         # raises on an illegal action, changing nothing
-        payoffs = self.match.step(self._action(action))
+        payoffs = self.match.step(action)
         self._cumulative_rewards[agent] = 0
         self.rewards = dict.fromkeys(self.agents, 0)
         for seat, gain in payoffs.items():

@@ -39,7 +39,8 @@ class raw_env(TableAEC, EzPickle):
     ``Discrete(32 + n_rows)`` per agent, as ``YahtzeeEnv``: 1..31 re-roll the
     dice whose bits are set (bit ``i`` = the ``i``-th smallest die), ``32 + k``
     fills row ``k``. ``action_mask`` holds the legal ones (all zeros for a
-    waiting agent). An illegal action raises ``ValueError`` and changes nothing.
+    waiting agent). An illegal action raises ``ValueError`` and changes nothing
+    (``illegal_action="raise"``, the default; see Arguments).
 
     ## Observation Space
 
@@ -59,7 +60,8 @@ class raw_env(TableAEC, EzPickle):
 
     ## Episode End
 
-    All agents terminate when every card is full. Never truncated.
+    All agents terminate when every card is full, or on an illegal action under
+    ``illegal_action="terminate"``. Truncated only under ``illegal_action="penalize"``.
 
     ## Arguments
 
@@ -67,6 +69,15 @@ class raw_env(TableAEC, EzPickle):
     rule options of ``YahtzeeEnv`` (``scratch``; ``yahtzee_bonus``, ``joker``),
     ``reward`` ("settlement" | "points"), ``reward_scale`` (1.0),
     ``render_mode`` ("ansi" | "human" | "rgb_array").
+
+    ``illegal_action`` ("raise" | "terminate" | "penalize"), ``illegal_penalty`` (-1.0, in
+    points times ``reward_scale``) and ``max_illegal_steps`` (100). ``"raise"``: an illegal
+    action raises ``ValueError`` and changes nothing. ``"terminate"``, as PettingZoo's
+    ``TerminateIllegalWrapper``: every agent terminates, the offender is paid
+    ``illegal_penalty``, the others 0 (no settlement is made). ``"penalize"``: nothing
+    moves, the offender is paid ``illegal_penalty`` and stays to act;
+    ``max_illegal_steps`` illegal actions in a row truncate every agent. The offender's
+    info has ``illegal_action=True``.
 
     ## Version History
 
@@ -91,6 +102,7 @@ class raw_env(TableAEC, EzPickle):
     ) -> None:
         EzPickle.__init__(self, n_players, rules, reward, reward_scale, render_mode, **options)
         super().__init__()
+        self._setup_illegal(options)
         unknown = sorted(set(options) - set(OPTION_NAMES))
         if unknown:
             raise TypeError(f"unknown argument(s) {unknown}; rule options are {OPTION_NAMES}")
@@ -115,8 +127,11 @@ class raw_env(TableAEC, EzPickle):
         self._last: tuple[int, int] | None = None  # (seat, action) for the picture
         self.agent_selection = self.possible_agents[0]
 
+    def _penalty(self) -> float:
+        return self.illegal.penalty * self.reward_scale
+
     def _legal_actions(self) -> list[int]:
-        return self.games[self._seat].legal_actions() if self.games else []
+        return self.games[self._seat].legal_actions() if self.games and not self.done else []
 
     @property
     def games(self) -> list[ScorecardGame]:
@@ -128,7 +143,7 @@ class raw_env(TableAEC, EzPickle):
 
     @property
     def done(self) -> bool:
-        return self.match is not None and self.match.done
+        return self.match is not None and (self.match.done or self._ended)
 
     def totals(self) -> dict[str, int]:
         return {a: g.card.total for a, g in zip(self.possible_agents, self.games, strict=True)}
@@ -149,9 +164,12 @@ class raw_env(TableAEC, EzPickle):
             self._was_dead_step(action)
             return
         seat = self._seat
+        action = self._action(action)
+        if self._illegal_step(agent, action):  # illegal_action="terminate" or "penalize"
+            return
         # raises on an illegal action, changing nothing
-        points = self.match.step(self._action(action))
-        self._last = (seat, int(action))
+        points = self.match.step(action)
+        self._last = (seat, action)
         self._cumulative_rewards[agent] = 0
         self.rewards = dict.fromkeys(self.agents, 0)
         if self.reward == "points":

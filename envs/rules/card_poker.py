@@ -302,6 +302,10 @@ class CardPokerGame:
     def action_mask(self) -> np.ndarray:
         return action_mask(self.legal_actions(), self.rules.n_actions)
 
+    def stakes(self) -> dict[int, int]:
+        """What each seat has put into the pot of this deal (ante, draw fees, bids)."""
+        return {s: self.start_stacks[s] - self.stacks[s] for s in range(self.n_players)}
+
     def payoffs(self) -> dict[int, int]:
         """Net chips of this deal per seat (zero-sum); only once the deal is over."""
         if not self.done:

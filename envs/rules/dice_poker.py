@@ -192,6 +192,10 @@ class DicePokerGame:
     def action_mask(self) -> np.ndarray:
         return action_mask(self.legal_actions(), self.rules.n_actions)
 
+    def stakes(self) -> dict[int, int]:
+        """What each seat has put into the pot (the ante; play-offs add none)."""
+        return dict.fromkeys(self.order, self.rules.ante)
+
     def payoffs(self) -> dict[int, int]:
         """Net chips of this game per seat (zero-sum); only once the game is done."""
         if not self.done:

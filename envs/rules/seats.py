@@ -38,6 +38,21 @@ def winner_takes_pot(pot, ante, won):
     )
 
 
+def forfeit(stakes, offender: int, order) -> dict[int, int]:
+    """Net chips per seat of a game that ``offender`` forfeits while it is in play (an
+    illegal action under ``illegal_action="terminate"``): the offender loses its stake
+    (everything it has put into the pot: ante, fees, bids); every other seat of ``order``
+    takes its own stake back and an equal share of the offender's, the odd chips one each
+    to the seats right after the offender in turn order. They sum to zero."""
+    order = [int(s) for s in order]
+    at = order.index(offender)
+    others = order[at + 1 :] + order[:at]
+    share, odd = divmod(int(stakes[offender]), len(others))
+    net = {s: share + (k < odd) for k, s in enumerate(others)}
+    net[offender] = -int(stakes[offender])
+    return {s: net[s] for s in order}
+
+
 class GameSeries:
     """Games played one after another at one table (a dice-poker circle, a card-poker
     session). A subclass keeps ``game`` (the game in play: ``step``, ``done``,
@@ -47,6 +62,7 @@ class GameSeries:
 
     game = None
     done: bool
+    forfeited: int | None = None  # the seat that forfeited the series (see forfeit())
 
     @property
     def _what(self) -> str:
@@ -82,4 +98,17 @@ class GameSeries:
         for seat, chips in payoffs.items():
             ledger[seat] += chips
         self._game_over(chance)
+        return payoffs
+
+    def forfeit(self, seat: int) -> dict[int, int]:
+        """``seat`` forfeits the game in play and with it the rest of the series: the
+        payoffs of :func:`forfeit` over the game's ``stakes()``, added to the ledger.
+        The series is then over for the wrappers (``forfeited`` is the seat)."""
+        if self.done or self.forfeited is not None:
+            raise ValueError(f"the {self._what} is over; nothing to forfeit")
+        payoffs = forfeit(self.game.stakes(), seat, self.game.order)
+        ledger = self._ledger()
+        for s, chips in payoffs.items():
+            ledger[s] += chips
+        self.forfeited = seat
         return payoffs

@@ -1,0 +1,63 @@
+"""benchmarks/sb3_baselines.py on a tiny budget: the table and the JSON, every kind of row
+(mask-aware, mask-unaware, recurrent) and both kinds of game."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from benchmarks import sb3_baselines
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    """Every algorithm with rollouts of a few steps, so a budget of 64 is a few updates."""
+    small = {}
+    for name, algo in sb3_baselines.ALGOS.items():
+        kwargs = dict(algo.kwargs)
+        if "n_steps" in kwargs:
+            kwargs.update(n_steps=4, batch_size=16)
+        if name in ("PPO", "MaskablePPO", "RecurrentPPO", "TRPO"):
+            kwargs["n_epochs" if name != "TRPO" else "n_critic_updates"] = 1
+        if "buffer_size" in kwargs:
+            kwargs["buffer_size"] = 1_000
+        small[name] = dataclasses.replace(algo, n_envs=4, kwargs=kwargs)
+    monkeypatch.setattr(sb3_baselines, "ALGOS", small)
+
+
+def test_tiny_table(tiny, tmp_path, capsys):
+    out = tmp_path / "table.md"
+    result = sb3_baselines.main(
+        [
+            "--budget", "64", "--seeds", "1", "--eval-games", "4",
+            "--only", "PPO,DQN,RecurrentPPO,MaskablePPO,yahtzee_classic,dice_poker",
+            "--out", str(out),
+        ]
+    )  # fmt: skip
+    runs = result["runs"]
+    assert {(r["game"], r["algo"]) for r in runs} == {
+        (g, a)
+        for g in ("yahtzee_classic", "dice_poker")
+        for a in ("PPO", "DQN", "RecurrentPPO", "MaskablePPO")
+    }
+    for r in runs:
+        assert r["steps"] >= 64 and r["train_s"] > 0 and 0 <= r["illegal"] <= 1
+        assert r["masks"] == (r["algo"] == "MaskablePPO")
+        if r["masks"]:
+            assert r["illegal"] == 0
+    assert result["optimal"]["yahtzee_classic"] == pytest.approx(254.59, abs=0.01)
+    assert result["optimal"]["dice_poker"] is None
+    assert set(result["references"]["dice_poker"]) == {"heuristic", "optimal", "random"}
+    text = out.read_text()
+    assert text.count("| yahtzee_classic |") == 4 and text.count("| dice_poker |") == 4
+    assert "| aware |" in text and "| unaware |" in text
+    assert json.loads(out.with_suffix(".json").read_text())["runs"] == runs
+    lines = capsys.readouterr().out.splitlines()
+    assert sum(line.startswith("[") for line in lines) == 8  # a progress line per run
+
+
+def test_only_names_what_it_does_not_know(tmp_path):
+    with pytest.raises(SystemExit, match="unknown name"):
+        sb3_baselines.main(["--only", "PPO,chess", "--out", str(tmp_path / "t.md")])
