@@ -25,7 +25,6 @@ from envs.rules.dice import multisets
 from envs.rules.scorecard import (
     MAX_ROLLS,
     N_DICE,
-    ROW_INDEX,
     ScorecardGame,
     ScorecardRules,
     make_rules,
@@ -151,8 +150,6 @@ def observe(
     when it is not ``own_turn`` the dice, rolls, joker and fill points are zeros.
     """
     card = game.card
-    rows = card.rows
-    n = len(rows)
     values = {
         "open_rows": [s is None for s in card.scores],
         "stage": card.stage,
@@ -168,10 +165,7 @@ def observe(
         counts = [0] * 6
         for d in dice:
             counts[d - 1] += 1
-        points = [0] * n
-        index = ROW_INDEX[card.rules.rules]
-        for row, v in game.fill_options().items():
-            points[index[row]] = v
+        points = game.fill_points()
         values.update(
             face_counts=counts,
             dice=dice,
