@@ -37,7 +37,7 @@ from math import comb
 
 import numpy as np
 
-from envs.rules.cards import Card, Deck, make_deck, parse_cards
+from envs.rules.cards import JOKER, Card, Deck, make_deck, parse_cards
 from envs.rules.hand_order import KeyOrdered
 
 
@@ -398,6 +398,10 @@ def _undigits(code: int, category: Category) -> tuple[int, ...]:
     return tuple(reversed(digits))[: _TIEBREAK_LEN[category]]
 
 
+_new_hand = object.__new__
+_set = object.__setattr__  # CardHand is frozen: its fields are written once, here
+
+
 def get_evaluator(**variant) -> HandEvaluator:
     """The (cached) evaluator of a variant; see the module docstring for the options."""
     return _evaluator(check_variant(**variant))
@@ -408,6 +412,43 @@ def _evaluator(variant: tuple) -> HandEvaluator:
     return HandEvaluator(variant)
 
 
+class _Lookup:
+    """What :func:`evaluate_hand` reads for one variant: the evaluator's table as Python
+    sequences, each deck card's index, and per strength the fields of its CardHand."""
+
+    def __init__(self, ev: HandEvaluator) -> None:
+        deck = ev.deck
+        self.index = {card: i for i, card in enumerate(deck.cards) if card != JOKER}
+        if deck.joker_indices:  # X names the (first) joker; a second X takes the slow path
+            self.index[JOKER] = min(deck.joker_indices)
+        self.binom = ev._binom_lists
+        self.table = ev._table_array
+        self.fields = [
+            {
+                "category": cat,
+                "tiebreak": tb,
+                "rank": ev._place[cat],
+                "cards": (),
+                "strength": s,
+                "variant": ev.variant,
+            }
+            for s, (cat, tb) in enumerate(zip(ev.categories, ev.tiebreaks, strict=True))
+        ]
+
+
+_LOOKUPS: dict[tuple, _Lookup] = {}
+
+
+def _lookup(variant: dict) -> _Lookup:
+    """The lookup of these options, validated once per spelling (keyed with the values'
+    types too, so that ``deck=36.0`` or ``ace_low_straight=1`` still raise)."""
+    key = (*variant.items(), *map(type, variant.values()))
+    found = _LOOKUPS.get(key)
+    if found is None:
+        found = _LOOKUPS[key] = _Lookup(get_evaluator(**variant))
+    return found
+
+
 def evaluate_hand(cards: str | Iterable[str | Card], **variant) -> CardHand:
     """Value five cards: ``evaluate_hand(parse_cards("AS AH X KD 9C"))`` is three aces.
 
@@ -416,6 +457,25 @@ def evaluate_hand(cards: str | Iterable[str | Card], **variant) -> CardHand:
     joker too). Raises ``ValueError`` for anything but five distinct cards of
     the variant's deck.
     """
+    look = _LOOKUPS.get(()) if not variant else None
+    if look is None:
+        look = _lookup(variant)
+    if type(cards) is list or type(cards) is tuple:
+        # Five distinct Cards of the deck: one table lookup (anything else, including a
+        # second X of the 54-card deck, goes the general way below, which also raises)
+        index = look.index
+        try:
+            a, b, c, d, e = sorted([index[card] for card in cards])
+        except (KeyError, TypeError, ValueError):
+            a = b = 0
+        if a < b < c < d < e:
+            bl = look.binom
+            s = look.table[bl[1][a] + bl[2][b] + bl[3][c] + bl[4][d] + bl[5][e]]
+            fields = look.fields[s].copy()
+            fields["cards"] = tuple(cards)
+            hand = _new_hand(CardHand)
+            _set(hand, "__dict__", fields)
+            return hand
     ev = get_evaluator(**variant)
     cards = parse_cards(cards)
     if len(cards) != 5:
