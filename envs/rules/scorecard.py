@@ -682,6 +682,7 @@ class Scorecard:
         setattr_(self, "_upper_sum", upper_sum)
         setattr_(self, "_total", upper_sum + lower_sum + self.bonus + self.yahtzee_bonus)
         setattr_(self, "_yahtzee_scored", classic and scores[_YAHTZEE_ROW] == 50)
+        setattr_(self, "_open", tuple([x is None for x in scores]))  # per row, for the tables
 
     @classmethod
     def new(cls, rules: str | ScorecardRules = "russian", **options) -> Scorecard:
@@ -762,9 +763,9 @@ class Scorecard:
         memo = self.__dict__.setdefault("_gains_memo", {})
         key = (d, first_roll)
         if key not in memo:
-            open_ = tuple(x is None for x in self.scores)
             memo[key] = fill_gains_one(
-                self.rules, open_, self.upper_sum, self.yahtzee_scored, _DICE_INDEX[d], first_roll
+                self.rules, self._open, self._upper_sum, self._yahtzee_scored, _DICE_INDEX[d],
+                first_roll,
             )
         return memo[key]
 
