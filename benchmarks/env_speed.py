@@ -1,18 +1,30 @@
-"""Env steps per second with random legal actions, for every registered id.
+"""Single-env speed beside the peers, in one run: steps/s with random legal actions.
 
-    python benchmarks/env_speed.py [--steps 20000] [--repeats 5]
+    python benchmarks/env_speed.py [--steps 4000] [--repeats 5] [--hands 20000]
 
-Prints the median over repeats (the machines are shared and noisy). Opponent
-agents act inside ``step``, so the figure is given with random opponents and
-with the default ones where an env has opponents.
+Every Gymnasium id (``gym.make`` wrappers included; the poker ids with each kind of
+opponent) and every AEC env, beside the peers where installed (``pip install -e
+.[bench]``): pyhtzee and gym-yahtzee (classic Yahtzee), PettingZoo's texas hold'em and
+leduc hold'em AEC envs and RLCard's limit hold'em and leduc; and ``evaluate_hand`` on
+one 5-card hand beside treys and phevaluator, with the batched evaluator's hands/s. A
+peer that is not installed is skipped with a note.
+
+Each env acts by a random legal action from its own mask (the same picker for all: one
+``random.Random`` draw over the legal actions). The repeats are interleaved over the
+whole list, so a noisy machine slows every row alike; the table gives medians and the
+ratios to the peer the issue names (pyhtzee for the scorecard games, PettingZoo's texas
+hold'em for the AEC envs, treys for the evaluator) or to the absolute target.
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
+import importlib
+import random
 import statistics
 import time
+import warnings
+from collections.abc import Callable
 
 import gymnasium as gym
 import numpy as np
@@ -20,37 +32,321 @@ import numpy as np
 import envs  # noqa: F401  (registers the ids)
 from envs import games
 
+# a row: (name, kind "steps" | "hands", group, make() -> run(n) -> seconds)
+Row = tuple[str, str, str, Callable[[], Callable[[int], float]]]
 
-def steps_per_second(env_id: str, steps: int, seed: int = 0, **kwargs) -> float:
-    env = gym.make(env_id, **kwargs)
-    rng = np.random.default_rng(seed)
-    obs, info = env.reset(seed=seed)
-    start = time.perf_counter()
-    for _ in range(steps):
-        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-        obs, _, terminated, truncated, info = env.step(action)
-        if terminated or truncated:
-            obs, info = env.reset()
-    return steps / (time.perf_counter() - start)
+TARGETS = {  # absolute targets of issue 26 (steps/s)
+    "DicePoker-v0 heuristic": 20_000,
+    "DicePoker6-v0 heuristic": 20_000,
+    "DicePoker-v0 optimal": 10_000,
+    "DicePoker6-v0 optimal": 10_000,
+    "CardPoker-v0 careful": 10_000,
+}
+
+
+def gym_runner(env_id: str, seed: int = 0, **kwargs) -> Callable[[], Callable[[int], float]]:
+    def make():
+        env = gym.make(env_id, **kwargs)
+        pick = random.Random(seed).randrange
+        state = {}
+        state["obs"], state["info"] = env.reset(seed=seed)
+
+        def run(steps: int) -> float:
+            info = state["info"]
+            start = time.perf_counter()
+            for _ in range(steps):
+                legal = np.flatnonzero(info["action_mask"])
+                _, _, terminated, truncated, info = env.step(int(legal[pick(len(legal))]))
+                if terminated or truncated:
+                    _, info = env.reset()
+            state["info"] = info
+            return time.perf_counter() - start
+
+        return run
+
+    return make
+
+
+def aec_runner(module, seed: int = 0, **kwargs) -> Callable[[], Callable[[int], float]]:
+    """PettingZoo AEC loop (ours and PettingZoo's own): ``last()``, then a legal action."""
+
+    def make():
+        env = module.env(**kwargs)
+        pick = random.Random(seed).randrange
+        env.reset(seed=seed)
+
+        def run(steps: int) -> float:
+            start = time.perf_counter()
+            done = 0
+            while done < steps:
+                for _agent in env.agent_iter():
+                    obs, _, terminated, truncated, _ = env.last()
+                    if terminated or truncated:
+                        env.step(None)
+                        continue
+                    legal = np.flatnonzero(obs["action_mask"])
+                    env.step(int(legal[pick(len(legal))]))
+                    done += 1
+                    if done >= steps:
+                        break
+                else:
+                    env.reset()
+            return time.perf_counter() - start
+
+        return run
+
+    return make
+
+
+def pyhtzee_runner(seed: int = 0):
+    from pyhtzee import Pyhtzee
+
+    def make():
+        pick = random.Random(seed).randrange
+        game = [Pyhtzee(seed=seed)]
+
+        def run(steps: int) -> float:
+            start = time.perf_counter()
+            for _ in range(steps):
+                legal = game[0].get_possible_actions()
+                game[0].take_action(legal[pick(len(legal))])
+                if game[0].is_finished():
+                    game[0] = Pyhtzee()
+            return time.perf_counter() - start
+
+        return run
+
+    return make
+
+
+def gym_yahtzee_runner(seed: int = 0):
+    from gym_yahtzee.envs.yahtzee_env import YahtzeeSingleEnv
+
+    def make():
+        env = YahtzeeSingleEnv(seed=seed)
+        env.reset()
+        pick = random.Random(seed).randrange
+
+        def run(steps: int) -> float:
+            start = time.perf_counter()
+            for _ in range(steps):
+                legal = env.pyhtzee.get_possible_actions()
+                _, _, done, _ = env.step(legal[pick(len(legal))])[:4]
+                if done:
+                    env.reset()
+            return time.perf_counter() - start
+
+        return run
+
+    return make
+
+
+def rlcard_runner(name: str, seed: int = 0):
+    import rlcard
+
+    def make():
+        env = rlcard.make(name, config={"seed": seed})
+        pick = random.Random(seed).randrange
+        state = {}
+        state["s"], state["p"] = env.reset()
+
+        def run(steps: int) -> float:
+            s, p = state["s"], state["p"]
+            start = time.perf_counter()
+            for _ in range(steps):
+                legal = list(s["legal_actions"])
+                s, p = env.step(legal[pick(len(legal))])
+                if env.is_over():
+                    s, p = env.reset()
+            state["s"], state["p"] = s, p
+            return time.perf_counter() - start
+
+        return run
+
+    return make
+
+
+def evaluate_hand_runner(seed: int = 0, **variant):
+    from envs.rules.card_hands import evaluate_hand, get_evaluator
+
+    def make():
+        deck = get_evaluator(**variant).deck
+        rng = np.random.default_rng(seed)
+        hands = [
+            [deck.cards[i] for i in rng.choice(deck.size, 5, replace=False)] for _ in range(4096)
+        ]
+
+        def run(n: int) -> float:
+            start = time.perf_counter()
+            for k in range(n):
+                evaluate_hand(hands[k & 4095], **variant)
+            return time.perf_counter() - start
+
+        return run
+
+    return make
+
+
+def treys_runner(seed: int = 0):
+    from treys import Card, Evaluator
+
+    def make():
+        ev = Evaluator()
+        rng = np.random.default_rng(seed)
+        names = [r + s for r in "23456789TJQKA" for s in "shdc"]
+        cards = [
+            [Card.new(names[i]) for i in rng.choice(52, 5, replace=False)] for _ in range(4096)
+        ]
+        hands = [(h[:2], h[2:]) for h in cards]  # treys takes (hand, board)
+
+        def run(n: int) -> float:
+            evaluate = ev.evaluate
+            start = time.perf_counter()
+            for k in range(n):
+                evaluate(*hands[k & 4095])
+            return time.perf_counter() - start
+
+        return run
+
+    return make
+
+
+def phevaluator_runner(seed: int = 0):
+    from phevaluator import evaluate_cards
+
+    def make():
+        rng = np.random.default_rng(seed)
+        hands = [[int(i) for i in rng.choice(52, 5, replace=False)] for _ in range(4096)]
+
+        def run(n: int) -> float:
+            start = time.perf_counter()
+            for k in range(n):
+                evaluate_cards(*hands[k & 4095])
+            return time.perf_counter() - start
+
+        return run
+
+    return make
+
+
+def batched_hands_runner(seed: int = 0):
+    from envs.batched.card_hands import BatchedHandEvaluator
+
+    def make():
+        ev = BatchedHandEvaluator()
+        rng = np.random.default_rng(seed)
+        hands = np.argsort(rng.random((1 << 20, ev.size)), axis=1)[:, :5].astype(np.int8)
+
+        def run(n: int) -> float:
+            start = time.perf_counter()
+            done = 0
+            while done < n:
+                ev.strengths(hands, check=False)
+                done += len(hands)
+            return (time.perf_counter() - start) * n / done
+
+        return run
+
+    return make
+
+
+def rows() -> tuple[list[Row], list[str]]:
+    out: list[Row] = []
+    notes: list[str] = []
+    for name in games.names():
+        g = games.get(name)
+        if "opponents" in g.table_options:
+            kinds = [k for k in ("heuristic", "careful", "quick", "optimal") if k in g.agents]
+            kinds = [k for k in kinds if not (k == "heuristic" and "careful" in g.agents)]
+            for kind in [*kinds, "random"]:
+                out.append(
+                    (f"{g.gym_id} {kind}", "steps", "gym", gym_runner(g.gym_id, opponents=kind))
+                )
+        else:
+            out.append((g.gym_id, "steps", "gym", gym_runner(g.gym_id)))
+    for name in games.names():
+        g = games.get(name)
+        module = importlib.import_module(g.aec_module)
+        label = f"{g.aec_module.rsplit('.', 1)[1]} {dict(g.aec_kwargs) or ''}".strip()
+        out.append((label, "steps", "aec", aec_runner(module, **g.aec_kwargs)))
+
+    def peer(label, kind, group, package, factory):
+        try:
+            importlib.import_module(package)
+        except Exception as e:  # absent, or broken beside this gymnasium / numpy
+            notes.append(f"{label}: skipped ({package} not importable: {type(e).__name__})")
+            return
+        out.append((label, kind, group, factory))
+
+    peer("pyhtzee", "steps", "peer", "pyhtzee", pyhtzee_runner())
+    peer("gym-yahtzee", "steps", "peer", "gym_yahtzee", gym_yahtzee_runner())
+    for pz in ("texas_holdem_v4", "leduc_holdem_v4"):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                module = importlib.import_module(f"pettingzoo.classic.{pz}")
+            out.append((f"PettingZoo {pz}", "steps", "peer", aec_runner(module)))
+        except Exception as e:
+            notes.append(f"PettingZoo {pz}: skipped ({type(e).__name__}: {e})")
+    for rl in ("limit-holdem", "leduc-holdem"):
+        peer(f"RLCard {rl}", "steps", "peer", "rlcard", rlcard_runner(rl))
+    out.append(("evaluate_hand, 36 cards + joker", "hands", "eval", evaluate_hand_runner()))
+    out.append(
+        ("evaluate_hand, 54 cards + 2 jokers", "hands", "eval", evaluate_hand_runner(deck=54))
+    )
+    peer("treys, 5 cards", "hands", "eval", "treys", treys_runner())
+    peer("phevaluator, 5 cards", "hands", "eval", "phevaluator", phevaluator_runner())
+    out.append(("batched evaluator (1M hands a call)", "hands", "batch", batched_hands_runner()))
+    return out, notes
+
+
+def ratio_of(name: str, group: str, speed: dict[str, float]) -> str:
+    if name in TARGETS:
+        return f"{speed[name] / TARGETS[name]:.2f}x target {TARGETS[name] // 1000}k"
+    if group == "gym" and name.startswith("Yahtzee") and "pyhtzee" in speed:
+        return f"{speed[name] / speed['pyhtzee']:.2f}x pyhtzee"
+    texas = "PettingZoo texas_holdem_v4"
+    if group == "aec" and texas in speed:
+        return f"{speed[name] / speed[texas]:.2f}x texas"
+    if group == "eval" and "treys, 5 cards" in speed:
+        return f"{speed[name] / speed['treys, 5 cards']:.2f}x treys"
+    if group == "batch":
+        return f"{speed[name] / 20e6:.2f}x target 20M"
+    return ""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=20_000)
+    parser.add_argument("--steps", type=int, default=4000, help="env steps per timing")
+    parser.add_argument("--hands", type=int, default=20_000, help="hands per evaluator timing")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--only", default="", help="comma-separated words: run only the rows naming one"
+    )
     args = parser.parse_args()
-    print("| env id | opponents | steps/s (median) |")
+    table, notes = rows()
+    if args.only:
+        table = [r for r in table if any(w in r[0] for w in args.only.split(","))]
+    runs = {}
+    for name, _, _, make in table:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            runs[name] = make()
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(args.repeats):  # interleaved: the machine's noise falls on every row
+        for name, kind, _, _ in table:
+            n = args.steps if kind == "steps" else args.hands
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                times[name].append(n / runs[name](n))
+    speed = {name: statistics.median(v) for name, v in times.items()}
+    print(f"| what | per second (median of {args.repeats}) | ratio |")
     print("|---|---|---|")
-    for env_id in [games.get(name).gym_id for name in games.names()]:
-        params = inspect.signature(gym.spec(env_id).make().unwrapped.__init__).parameters
-        variants = [None, {"opponents": "random"}] if "opponents" in params else [None]
-        for extra in variants:
-            runs = [
-                steps_per_second(env_id, args.steps, seed=r, **(extra or {}))
-                for r in range(args.repeats)
-            ]
-            label = "random" if extra else ("default" if "opponents" in params else "-")
-            print(f"| {env_id} | {label} | {statistics.median(runs):,.0f} |", flush=True)
+    for name, kind, group, _ in table:
+        unit = "steps" if kind == "steps" else "hands"
+        print(f"| {name} | {speed[name]:,.0f} {unit} | {ratio_of(name, group, speed)} |")
+    for note in notes:
+        print(f"- {note}")
 
 
 if __name__ == "__main__":

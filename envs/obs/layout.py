@@ -57,6 +57,7 @@ class Layout:
             i += f.width
         self.size = i
         self.names = tuple(names)
+        self._widths = tuple((f.name, f.width) for f in self.fields)
         self._names = frozenset(names)
         self.low = np.concatenate([np.full(f.width, f.low) for f in self.fields]).astype(np.float32)
         self.high = np.concatenate([np.full(f.width, f.high) for f in self.fields]).astype(
@@ -104,6 +105,10 @@ class Layout:
                 f"{self.what}: missing fields {missing}, unknown fields {extra}; "
                 f"fields are {list(self.names)}"
             )
+        if not any(isinstance(v, np.ndarray) for v in values.values()):
+            flat = self._flat(values)
+            if flat is not None:  # one observation from plain numbers: one conversion
+                return np.array(flat, dtype=np.float32)
         batch = None
         for f in self.fields:
             v = values[f.name]
@@ -126,6 +131,23 @@ class Layout:
                 v = v[:, None] if v.ndim == 1 else v
             out[:, self.slices[f.name]] = v
         return out
+
+    def _flat(self, values: dict) -> list | None:
+        """The values of one observation in slot order, as one list; None where a value is
+        not a plain number or a sequence of the field's width (the general path decides)."""
+        flat: list = []
+        for name, width in self._widths:
+            v = values[name]
+            if isinstance(v, int | float):  # bools too; a scalar fills a vector field
+                if width == 1:
+                    flat.append(v)
+                else:
+                    flat.extend([v] * width)
+            elif isinstance(v, list | tuple) and len(v) == width:
+                flat.extend(v)
+            else:
+                return None
+        return flat
 
     # -- decode ------------------------------------------------------------------------
     def decode(self, obs: np.ndarray) -> dict[str, np.ndarray | float]:

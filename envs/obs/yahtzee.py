@@ -25,7 +25,6 @@ from envs.rules.dice import multisets
 from envs.rules.scorecard import (
     MAX_ROLLS,
     N_DICE,
-    ROW_INDEX,
     ScorecardGame,
     ScorecardRules,
     make_rules,
@@ -61,7 +60,7 @@ def _layout(r: ScorecardRules, n_players: int) -> Layout:
         if multi
         else []
     )
-    return Layout(
+    out = Layout(
         [
             Field("face_counts", 6, 0, N_DICE, "how many ones .. sixes", "int"),
             Field(
@@ -119,6 +118,9 @@ def _layout(r: ScorecardRules, n_players: int) -> Layout:
         ],
         what=f"the {r.rules} scorecard game with {n_players} player(s)",
     )
+    if out.names != _ORDER + (("others_total",) if multi else ()):
+        raise AssertionError(f"observe's fast path writes {_ORDER}, the layout is {out.names}")
+    return out
 
 
 def layout(rules: str | ScorecardRules = "russian", n_players: int = 1, **options) -> Layout:
@@ -151,8 +153,23 @@ def observe(
     when it is not ``own_turn`` the dice, rolls, joker and fill points are zeros.
     """
     card = game.card
-    rows = card.rows
-    n = len(rows)
+    if own_turn:  # the fields in layout order, from per-dice and per-card parts
+        dice = game.dice
+        flat = (
+            _dice_part(dice)
+            + [game.rolls_used]
+            + _card_part(card)
+            + [
+                card.rules.rules == "classic"
+                and dice[0] == dice[4]
+                and "yahtzee" not in card.open_rows,
+                card.total,
+            ]
+            + game.fill_points()
+        )
+        if others:
+            flat += [g.card.total for g in others]
+        return np.array(flat, dtype=np.float32)
     values = {
         "open_rows": [s is None for s in card.scores],
         "stage": card.stage,
@@ -168,10 +185,7 @@ def observe(
         counts = [0] * 6
         for d in dice:
             counts[d - 1] += 1
-        points = [0] * n
-        index = ROW_INDEX[card.rules.rules]
-        for row, v in game.fill_options().items():
-            points[index[row]] = v
+        points = game.fill_points()
         values.update(
             face_counts=counts,
             dice=dice,
@@ -184,6 +198,46 @@ def observe(
     else:
         values.update(dict.fromkeys(_TURN_FIELDS, 0))
     return layout(card.rules, 1 + len(others or ())).encode(**values)
+
+
+# The order observe's fast path writes (the layout's fields; _layout checks it).
+_ORDER = (
+    "face_counts",
+    "dice",
+    "rolls_used",
+    "open_rows",
+    "stage",
+    "upper_sum",
+    "bonus",
+    "yahtzee_scored",
+    "joker",
+    "total",
+    "fill_points",
+)
+
+
+@cache
+def _dice_part(dice: tuple[int, ...]) -> list[int]:
+    """face_counts and dice of sorted dice (a new list is made from it by ``+``)."""
+    counts = [0] * 6
+    for d in dice:
+        counts[d - 1] += 1
+    return counts + list(dice)
+
+
+def _card_part(card) -> list:
+    """open_rows, stage, upper_sum, bonus, yahtzee_scored of a card (kept on the card,
+    which never changes)."""
+    part = card.__dict__.get("_obs_part")
+    if part is None:
+        part = [s is None for s in card.scores] + [
+            card.stage,
+            card.upper_sum,
+            card.bonus,
+            card.yahtzee_scored,
+        ]
+        card.__dict__["_obs_part"] = part
+    return part
 
 
 def decode_observation(

@@ -37,7 +37,7 @@ from math import comb
 
 import numpy as np
 
-from envs.rules.cards import Card, Deck, make_deck, parse_cards
+from envs.rules.cards import JOKER, Card, Deck, make_deck, parse_cards
 from envs.rules.hand_order import KeyOrdered
 
 
@@ -398,6 +398,10 @@ def _undigits(code: int, category: Category) -> tuple[int, ...]:
     return tuple(reversed(digits))[: _TIEBREAK_LEN[category]]
 
 
+_new_hand = object.__new__
+_set = object.__setattr__  # CardHand is frozen: its fields are written once, here
+
+
 def get_evaluator(**variant) -> HandEvaluator:
     """The (cached) evaluator of a variant; see the module docstring for the options."""
     return _evaluator(check_variant(**variant))
@@ -408,6 +412,55 @@ def _evaluator(variant: tuple) -> HandEvaluator:
     return HandEvaluator(variant)
 
 
+class _Lookup:
+    """What :func:`evaluate_hand` reads for one variant: the evaluator's table as Python
+    sequences, each deck card's index, and per strength the fields of its CardHand."""
+
+    def __init__(self, ev: HandEvaluator) -> None:
+        deck = ev.deck
+        # a card -> its deck index (as Deck.indices numbers it); X -> -1, placed later
+        self.index = {card: i for i, card in enumerate(deck.cards) if card != JOKER}
+        self.index[JOKER] = -1
+        self.jokers = sorted(deck.joker_indices)
+        self.binom = ev._binom_lists
+        self.table = ev._table_array
+        self.fields = [
+            {
+                "category": cat,
+                "tiebreak": tb,
+                "rank": ev._place[cat],
+                "cards": (),
+                "strength": s,
+                "variant": ev.variant,
+            }
+            for s, (cat, tb) in enumerate(zip(ev.categories, ev.tiebreaks, strict=True))
+        ]
+
+
+    def place_jokers(self, *ids: int) -> tuple[int, ...]:
+        """Sorted indices with each X (-1, sorted first) given the next free joker, as
+        :meth:`Deck.indices` does; an X too many stays -1 (the general path raises)."""
+        ids = list(ids)
+        free = iter([j for j in self.jokers if j not in ids])
+        for k, i in enumerate(ids):
+            if i == -1:
+                ids[k] = next(free, -1)
+        return tuple(sorted(ids))
+
+
+_LOOKUPS: dict[tuple, _Lookup] = {}
+
+
+def _lookup(variant: dict) -> _Lookup:
+    """The lookup of these options, validated once per spelling (keyed with the values'
+    types too, so that ``deck=36.0`` or ``ace_low_straight=1`` still raise)."""
+    key = (*variant.items(), *map(type, variant.values()))
+    found = _LOOKUPS.get(key)
+    if found is None:
+        found = _LOOKUPS[key] = _Lookup(get_evaluator(**variant))
+    return found
+
+
 def evaluate_hand(cards: str | Iterable[str | Card], **variant) -> CardHand:
     """Value five cards: ``evaluate_hand(parse_cards("AS AH X KD 9C"))`` is three aces.
 
@@ -416,6 +469,29 @@ def evaluate_hand(cards: str | Iterable[str | Card], **variant) -> CardHand:
     joker too). Raises ``ValueError`` for anything but five distinct cards of
     the variant's deck.
     """
+    look = _LOOKUPS.get(()) if not variant else None
+    if look is None:
+        look = _lookup(variant)
+    if type(cards) is list or type(cards) is tuple:
+        # Five distinct Cards of the deck: one table lookup. The printed joker X sorts
+        # first (-1) and takes the next free joker's index. Anything else (a card not of
+        # the deck, a repeat) goes the general way below, which also raises.
+        index = look.index
+        try:
+            c0, c1, c2, c3, c4 = cards
+            a, b, c, d, e = sorted((index[c0], index[c1], index[c2], index[c3], index[c4]))
+        except (KeyError, TypeError, ValueError):
+            a = b = -2
+        if a == -1:
+            a, b, c, d, e = look.place_jokers(a, b, c, d, e)
+        if 0 <= a < b < c < d < e:
+            bl = look.binom
+            s = look.table[bl[1][a] + bl[2][b] + bl[3][c] + bl[4][d] + bl[5][e]]
+            fields = look.fields[s].copy()
+            fields["cards"] = tuple(cards)
+            hand = _new_hand(CardHand)
+            _set(hand, "__dict__", fields)
+            return hand
     ev = get_evaluator(**variant)
     cards = parse_cards(cards)
     if len(cards) != 5:

@@ -491,6 +491,107 @@ def fill_gains(rules: ScorecardRules, open_, upper_sum, yahtzee_scored, dice_idx
     return score, bonus, np.broadcast_to(np.asarray(ybonus)[..., None], score.shape)
 
 
+
+# -- the same rules on one card, as plain Python over the same tables --------------------
+#
+# A single game (the envs, the AEC envs) asks for one card's legal rows and gains at every
+# step; numpy's per-call overhead on arrays of 17 values is most of that step. These read
+# the very tables above (score_tables, as Python tuples) and follow legal_row_mask /
+# fill_gains line by line; tests/rules/test_scorecard.py holds them equal on random cards.
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreLists:
+    """:class:`ScoreTables` as Python tuples (row values per dice index), for one game."""
+
+    later: tuple[tuple[int, ...], ...]
+    first: tuple[tuple[int, ...], ...]
+    joker: tuple[tuple[int, ...], ...]
+    sat: tuple[tuple[bool, ...], ...]
+    yahtzee: tuple[bool, ...]
+    face: tuple[int, ...]
+
+
+@cache
+def score_lists(rules: ScorecardRules) -> ScoreLists:
+    """The :func:`score_tables` of a rule set as nested tuples (read, never recomputed)."""
+    tab = score_tables(rules)
+
+    def rows(a: np.ndarray) -> tuple:
+        return tuple(tuple(r) for r in a.tolist())
+
+    return ScoreLists(
+        later=rows(tab.later),
+        first=rows(tab.first),
+        joker=rows(tab.joker),
+        sat=rows(tab.sat),
+        yahtzee=tuple(tab.yahtzee.tolist()),
+        face=tuple(tab.face.tolist()),
+    )
+
+
+def legal_rows_one(rules: ScorecardRules, open_: tuple[bool, ...], dice_idx: int) -> list[bool]:
+    """:func:`legal_row_mask` of one card (``open_`` per row) and one dice index, as a list."""
+    n_upper = len(UPPER_ROWS)
+    if rules.rules == "russian":
+        stage1 = [o and k < n_upper for k, o in enumerate(open_)]
+        if any(stage1):
+            return stage1
+        if rules.scratch == "only_if_nothing":
+            good = [o and s for o, s in zip(open_, score_lists(rules).sat[dice_idx], strict=True)]
+            if any(good):
+                return good
+        return list(open_)
+    if rules.joker != "forced":
+        return list(open_)
+    tab = score_lists(rules)
+    if not (tab.yahtzee[dice_idx] and not open_[_YAHTZEE_ROW]):
+        return list(open_)
+    face = tab.face[dice_idx]
+    if open_[face]:
+        return [k == face for k in range(len(open_))]
+    lower = [o and k >= n_upper for k, o in enumerate(open_)]
+    return lower if any(lower) else list(open_)
+
+
+def fill_gains_one(
+    rules: ScorecardRules,
+    open_: tuple[bool, ...],
+    upper_sum: int,
+    yahtzee_scored: bool,
+    dice_idx: int,
+    first_roll: bool,
+) -> tuple[list[int], list[int], list[int]]:
+    """:func:`fill_gains` of one card and one dice index: (score, bonus, Yahtzee bonus) per
+    row, as lists of ints."""
+    tab = score_lists(rules)
+    score = (tab.first if first_roll else tab.later)[dice_idx]
+    classic = rules.rules == "classic"
+    yahtzee = tab.yahtzee[dice_idx]
+    if (
+        classic
+        and rules.joker != "none"
+        and yahtzee
+        and not open_[_YAHTZEE_ROW]
+        and not open_[tab.face[dice_idx]]
+    ):
+        score = tab.joker[dice_idx]
+    n_upper = len(UPPER_ROWS)
+    n = len(open_)
+    bonus = [0] * n
+    if classic:  # +35 on whichever upper fill brings the sum from below 63 to 63 or more
+        if upper_sum < UPPER_BONUS_AT:
+            for k in range(n_upper):
+                if upper_sum + score[k] >= UPPER_BONUS_AT:
+                    bonus[k] = UPPER_BONUS
+    elif sum(open_[:n_upper]) == 1:  # russian: +50 on the fill that completes stage 1
+        k = open_.index(True)
+        if upper_sum + score[k] >= STAGE1_BONUS_AT:
+            bonus[k] = STAGE1_BONUS
+    earned = classic and rules.yahtzee_bonus and yahtzee_scored and yahtzee
+    return list(score), bonus, [YAHTZEE_BONUS if earned else 0] * n
+
+
 # -- card-level rules -------------------------------------------------------------
 
 
@@ -535,9 +636,9 @@ def legal_rows(
 @lru_cache(maxsize=1 << 16)
 def _legal(r: ScorecardRules, ordered: tuple[str, ...], d: tuple[int, ...]) -> tuple[str, ...]:
     """:func:`legal_rows` for validated input: open rows in card order, sorted dice."""
-    open_ = np.array([row in ordered for row in r.rows])
-    mask = legal_row_mask(r, open_, _DICE_INDEX[d])
-    return tuple(row for row, ok in zip(r.rows, mask.tolist(), strict=True) if ok)
+    open_ = tuple(row in ordered for row in r.rows)
+    mask = legal_rows_one(r, open_, _DICE_INDEX[d])
+    return tuple(row for row, ok in zip(r.rows, mask, strict=True) if ok)
 
 
 @dataclass(frozen=True)
@@ -581,6 +682,7 @@ class Scorecard:
         setattr_(self, "_upper_sum", upper_sum)
         setattr_(self, "_total", upper_sum + lower_sum + self.bonus + self.yahtzee_bonus)
         setattr_(self, "_yahtzee_scored", classic and scores[_YAHTZEE_ROW] == 50)
+        setattr_(self, "_open", tuple([x is None for x in scores]))  # per row, for the tables
 
     @classmethod
     def new(cls, rules: str | ScorecardRules = "russian", **options) -> Scorecard:
@@ -656,16 +758,15 @@ class Scorecard:
         return d
 
     def _gains(self, d: tuple[int, ...], first_roll: bool) -> tuple[list, list, list]:
-        """:func:`fill_gains` of this card for sorted dice ``d``: (score, bonus, Yahtzee
+        """:func:`fill_gains_one` of this card for sorted dice ``d``: (score, bonus, Yahtzee
         bonus) per row, as lists. A card never changes, so each is kept on the card."""
         memo = self.__dict__.setdefault("_gains_memo", {})
         key = (d, first_roll)
         if key not in memo:
-            open_ = np.array([x is None for x in self.scores])
-            parts = fill_gains(
-                self.rules, open_, self.upper_sum, self.yahtzee_scored, _DICE_INDEX[d], first_roll
+            memo[key] = fill_gains_one(
+                self.rules, self._open, self._upper_sum, self._yahtzee_scored, _DICE_INDEX[d],
+                first_roll,
             )
-            memo[key] = [p.tolist() for p in parts]
         return memo[key]
 
     def _gain(self, row: str, dice: tuple[int, ...], first_roll: bool) -> tuple[int, int, int]:
@@ -802,6 +903,23 @@ class ScorecardGame:
                 self.card.fill_options(self.dice, self.first_roll) if not self.done else {}
             )
         return dict(c["options"])
+
+    def fill_points(self) -> list[int]:
+        """Per row, the whole gain of filling it now (as :meth:`fill_options`), 0 where the
+        row may not be filled (a fresh list)."""
+        c = self._cache
+        if "points" not in c:
+            n = len(self.rules.rows)
+            if self.done:
+                c["points"] = [0] * n
+            else:
+                legal = self.legal_rows()
+                score, bonus, ybonus = self.card._gains(self.dice, self.first_roll)
+                c["points"] = [
+                    score[k] + bonus[k] + ybonus[k] if row in legal else 0
+                    for k, row in enumerate(self.rules.rows)
+                ]
+        return list(c["points"])
 
     def legal_row_actions(self) -> list[int]:
         index = _INDEX[self.rules.rules]

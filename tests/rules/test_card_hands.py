@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from envs.rules.card_hands import (
+    CardHand,
     Category,
     category_order,
     evaluate_hand,
@@ -468,3 +469,54 @@ def test_percentile_is_a_distribution():
     seen = ev.hand_counts > 0  # some rank patterns cannot occur in this deck
     assert np.all(np.diff(ev.percentile[seen]) > 0)
     assert 0 < ev.percentile[0] < ev.percentile[-1] < 1
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        {},
+        {"deck": 54},
+        {"deck": 54, "joker_card": None},
+        {"joker_card": None},
+        {"joker_card": "AH", "categories": "short", "ace_low_straight": True},
+    ],
+)
+def test_fast_lookup_equals_the_general_path(variant):
+    """evaluate_hand on a list of Cards (the table lookup) gives the hand the general path
+    (card strings) gives: the same fields, cards as given, X included."""
+    deck = get_evaluator(**variant).deck
+    rng = np.random.default_rng(3)
+    for _ in range(3000):
+        cards = [deck.cards[i] for i in rng.choice(deck.size, 5, replace=False)]
+        fast = evaluate_hand(cards, **variant)
+        slow = evaluate_hand(" ".join(map(str, cards)), **variant)
+        assert vars(fast) == vars(slow)
+        assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+        assert type(fast) is CardHand
+
+
+@pytest.mark.parametrize(
+    ("cards", "variant"),
+    [
+        ("AS AS KD QC JH", {}),
+        ("AS X 6S QC JH", {}),
+        ("AS KD QC JH", {}),
+        ("AS KD QC JH TS 9S", {}),
+        ("X X X KD QC", {"deck": 54}),
+        ("X KD QC JH TS", {"joker_card": None}),
+        ("2S KD QC JH TS", {}),
+    ],
+)
+def test_fast_lookup_raises_as_before(cards, variant):
+    with pytest.raises(ValueError):
+        evaluate_hand(parse_cards(cards), **variant)
+    with pytest.raises(ValueError):
+        evaluate_hand(tuple(parse_cards(cards)), **variant)
+
+
+def test_options_of_the_wrong_type_still_raise_after_a_lookup():
+    evaluate_hand(parse_cards("AS KD QC JH TS"), deck=36)
+    with pytest.raises(ValueError):
+        evaluate_hand(parse_cards("AS KD QC JH TS"), deck=36.0)
+    with pytest.raises(ValueError):
+        evaluate_hand(parse_cards("AS KD QC JH TS"), ace_low_straight=1)
