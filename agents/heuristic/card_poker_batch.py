@@ -17,6 +17,11 @@ still in, read from the table of final hand strengths by cards exchanged
 opponent made; bid in proportion above ``bid_threshold``, reveal when the pot pays
 for it, else pass (the tests hold that it bets exactly as ``careful`` does on the same
 observation). Deterministic: the same observation gives the same action.
+
+The batched ``careful`` and ``bluffer`` live here too (their ``act_batch`` and
+``table_policy`` call :func:`careful_act_batch` and :func:`careful_table_policy`): the
+choices of their scalar ``act`` row after row, the Monte Carlo draw taking its uniforms
+from the agent's Generator in row order, so a table plays exactly as before, faster.
 """
 
 from __future__ import annotations
