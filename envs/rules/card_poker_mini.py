@@ -1,5 +1,5 @@
 """Mini card poker: a research variant of card poker small enough to solve exactly
-(docs/rules.md, section 3a), as Kuhn and Leduc poker are for hold'em.
+(docs/rules.md section 3, its last part), as Kuhn and Leduc poker are for hold'em.
 
 The betting is card poker's, rule for rule: every player antes, then in turn order a
 player still in passes (folds), bids an amount from the previous bid (at least

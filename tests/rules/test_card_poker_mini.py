@@ -1,7 +1,10 @@
-"""Mini card poker, the research variant (docs/rules.md, section 3a): card poker's betting
-and draw on a tiny deck."""
+"""Mini card poker, the research variant (docs/rules.md section 3, its last part): card
+poker's betting and draw on a tiny deck."""
 
 from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,6 +31,12 @@ def test_hand_order():
     assert key(KS, AS) > key(QS, AS) > key(QS, KS)  # high card, then the low one
     assert key(KS, AS) == key(KH, AH)  # suits never count
     assert mini.MiniCardPokerRules().card_name(AH) == "AH"
+
+
+def test_every_option_is_documented_with_its_default():
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text()
+    for f in dataclasses.fields(RULES):
+        assert f"| `{f.name}` | {getattr(RULES, f.name)} |" in doc
 
 
 def test_bad_options():
