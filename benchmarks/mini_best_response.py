@@ -91,6 +91,7 @@ class TreeTables:
         self.cum = cum
         self.node = np.zeros(n, dtype=np.int64)
         self.seat = np.zeros(n, dtype=np.int64)
+        self.unplayed: list[np.ndarray] = []
 
     def _advance(self, rows: np.ndarray) -> None:
         tree = self.tree
@@ -112,9 +113,16 @@ class TreeTables:
             self.node[r] = self.child[n, j]
 
     def reset_rows(self, rows: np.ndarray) -> None:
-        self.node[rows] = 0
-        self.seat[rows] = self.rng.integers(2, size=len(rows))
-        self._advance(rows)
+        """New deals at ``rows``; a deal that ends before the learner has a decision (the
+        other seat passes or reveals first) is dealt again, its chips kept in
+        ``unplayed`` (they count among the deals measured)."""
+        while len(rows):
+            self.node[rows] = 0
+            self.seat[rows] = self.rng.integers(2, size=len(rows))
+            self._advance(rows)
+            over = self.tree.kind[self.node[rows]] == TERMINAL
+            self.unplayed.append(self.tree.utility[self.node[rows[over]], self.seat[rows[over]]])
+            rows = rows[over]
 
     def observe(self) -> np.ndarray:
         return self.obs_table[self.tree.infoset[self.node]]
@@ -194,6 +202,8 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n-envs", type=int, default=64)
     parser.add_argument("--eval-deals", type=int, default=20_000)
+    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--ent-coef", type=float, default=0.01)
     parser.add_argument("--rule", action="append", default=[], help="an option, e.g. ranks=3")
     args = parser.parse_args(argv)
     import torch
@@ -227,8 +237,8 @@ def main(argv=None) -> None:
         n_epochs=4,
         gamma=1.0,
         gae_lambda=0.95,
-        ent_coef=0.01,
-        learning_rate=3e-4,
+        ent_coef=args.ent_coef,
+        learning_rate=args.lr,
         policy_kwargs={"net_arch": {"pi": [64, 64], "vf": [64, 64]}},
         seed=args.seed,
         verbose=0,
@@ -247,7 +257,7 @@ def main(argv=None) -> None:
     # and measured on deals, as a best response is measured on the full game
     evaluation = TreeTables(tree, fixed, obs, 1000, 10_000_000 + args.seed)
     evaluation.reset_rows(np.arange(1000))
-    chips: list[np.ndarray] = []
+    chips = evaluation.unplayed
     while sum(len(c) for c in chips) < args.eval_deals:
         a, _ = model.predict(
             evaluation.observe(), deterministic=True, action_masks=evaluation.masks()

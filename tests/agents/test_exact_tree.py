@@ -96,3 +96,21 @@ def test_cfr_plus_solves_mini_card_poker(rules):
     # the seats' best-response gains are never negative, and sum to twice the figure
     gains = tree.best_response_gains(policy)
     assert (gains > -1e-12).all() and gains.mean() == pytest.approx(curve[-1][1])
+
+
+def test_the_tree_is_the_game_that_the_rules_play():
+    """The tree's chance (every deal alike, each draw's new cards any set of the stock
+    alike) is the shuffled deck's: uniform play through ``play`` wins what the walk says."""
+    from envs.rules import card_poker_mini as mini
+
+    rules = MiniCardPokerRules(ranks=2, hand_size=1, max_draw=1, max_bids=3)
+    tree = GameTree(MiniCardPoker(rules))
+    exact = tree.value(tree.uniform())[0]
+    rng = np.random.default_rng(0)
+
+    def pick(state):
+        legal = mini.legal_actions(state)
+        return legal[int(rng.integers(len(legal)))]
+
+    won = np.array([mini.play(rules, [pick, pick], rng)[0] for _ in range(8_000)])
+    assert exact != 0 and abs(won.mean() - exact) < 4 * won.std() / np.sqrt(len(won))
