@@ -130,13 +130,14 @@ class TreeTables:
     def masks(self) -> np.ndarray:
         return self.tree.legal[self.tree.infoset[self.node]]
 
-    def play(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The learner's action (a slot) everywhere; ``(reward, done)``, deals restarted."""
-        self.node = self.child[self.node, actions]
-        rows = np.arange(self.n)
+    def play(self, actions: np.ndarray, rows: np.ndarray | None = None):
+        """The learner's actions (slots) at ``rows`` (default all), then the others' until
+        the learner is to move again or the deal is over: ``(reward, done)`` of ``rows``."""
+        rows = np.arange(self.n) if rows is None else rows
+        self.node[rows] = self.child[self.node[rows], actions]
         self._advance(rows)
-        done = self.tree.kind[self.node] == TERMINAL
-        reward = self.tree.utility[self.node, self.seat] * done
+        done = self.tree.kind[self.node[rows]] == TERMINAL
+        reward = self.tree.utility[self.node[rows], self.seat[rows]] * done
         return reward, done
 
 
@@ -147,6 +148,7 @@ def make_vec_env(tables: TreeTables):
     class TreeVecEnv(VecEnv):
         def __init__(self):
             width = tables.obs_table.shape[1]
+            self.render_mode = None
             super().__init__(
                 tables.n,
                 gym.spaces.Box(0, 1, (width,), np.float32),
@@ -203,6 +205,7 @@ def main(argv=None) -> None:
     parser.add_argument("--n-envs", type=int, default=64)
     parser.add_argument("--eval-deals", type=int, default=20_000)
     parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--curve-every", type=int, default=0, help="print the exact value")
     parser.add_argument("--ent-coef", type=float, default=0.01)
     parser.add_argument("--rule", action="append", default=[], help="an option, e.g. ranks=3")
     args = parser.parse_args(argv)
@@ -243,29 +246,52 @@ def main(argv=None) -> None:
         seed=args.seed,
         verbose=0,
     )
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    def greedy_values() -> list[float]:
+        """The greedy learner as a tree policy (its choice at each of its information
+        sets), valued exactly in each seat against the fixed policy."""
+        actions, _ = model.predict(obs, deterministic=True, action_masks=tree.legal)
+        greedy = np.zeros_like(fixed)
+        greedy[np.arange(tree.n_infosets), actions] = 1.0
+        return [
+            tree.value(np.where((tree.infoset_player == p)[:, None], greedy, fixed))[p]
+            for p in (0, 1)
+        ]
+
+    class Curve(BaseCallback):
+        """The greedy policy's exact value every ``--curve-every`` decisions."""
+
+        def __init__(self):
+            super().__init__()
+            self.next = args.curve_every
+
+        def _on_step(self) -> bool:
+            if args.curve_every and self.num_timesteps >= self.next:
+                self.next += args.curve_every
+                value = np.mean(greedy_values())
+                print(f"  {self.num_timesteps:>9,} decisions: exact value {value:+.4f}", flush=True)
+            return True
+
     start = time.perf_counter()
-    model.learn(args.steps)
+    model.learn(args.steps, callback=Curve())
     took = time.perf_counter() - start
-    # the greedy learner as a tree policy: its choice at each of its information sets
-    actions, _ = model.predict(obs, deterministic=True, action_masks=tree.legal)
-    greedy = np.zeros_like(fixed)
-    greedy[np.arange(tree.n_infosets), actions] = 1.0
-    trained = []
-    for p in (0, 1):
-        mixed = np.where((tree.infoset_player == p)[:, None], greedy, fixed)
-        trained.append(tree.value(mixed)[p])
-    # and measured on deals, as a best response is measured on the full game
-    evaluation = TreeTables(tree, fixed, obs, 1000, 10_000_000 + args.seed)
-    evaluation.reset_rows(np.arange(1000))
-    chips = evaluation.unplayed
-    while sum(len(c) for c in chips) < args.eval_deals:
+    trained = greedy_values()
+    # and measured on deals, as a best response is measured on the full game: one deal
+    # per table, each played to its end (no table's short deals counted more often)
+    evaluation = TreeTables(tree, fixed, obs, args.eval_deals, 10_000_000 + args.seed)
+    evaluation.reset_rows(np.arange(args.eval_deals))
+    chips, rows = [], np.arange(args.eval_deals)
+    while len(rows):
         a, _ = model.predict(
-            evaluation.observe(), deterministic=True, action_masks=evaluation.masks()
+            evaluation.observe()[rows], deterministic=True, action_masks=evaluation.masks()[rows]
         )
-        reward, done = evaluation.play(a)
+        reward, done = evaluation.play(a, rows)
         chips.append(reward[done])
-        evaluation.reset_rows(np.flatnonzero(done))
-    won = np.concatenate(chips)[: args.eval_deals]
+        rows = rows[~done]
+    # the deals dealt again because the learner had no decision in them count too
+    chips += evaluation.unplayed
+    won = np.concatenate(chips)
     half = 1.96 * won.std(ddof=1) / np.sqrt(len(won))
     print(
         f"trained ({args.steps:,} decisions, {args.steps / took:,.0f} steps/s): measured "

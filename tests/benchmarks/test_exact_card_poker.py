@@ -24,15 +24,16 @@ def test_tables_measure_the_tree_s_value():
             for p in (0, 1)
         ]
     )
-    tables = TreeTables(tree, fixed, observations(tree, RULES), 500, seed=0)
-    tables.reset_rows(np.arange(500))
-    rng, won = np.random.default_rng(1), tables.unplayed  # with the deals it had no say in
-    while sum(len(w) for w in won) < 20_000:
-        masks = tables.masks()
+    n = 20_000  # one deal per table, each to its end
+    tables = TreeTables(tree, fixed, observations(tree, RULES), n, seed=0)
+    tables.reset_rows(np.arange(n))
+    rng, won, rows = np.random.default_rng(1), list(tables.unplayed), np.arange(n)
+    while len(rows):
+        masks = tables.masks()[rows]
         slots = np.where(masks, rng.random(masks.shape), -1).argmax(axis=1)
-        reward, done = tables.play(slots)
+        reward, done = tables.play(slots, rows)
         won.append(reward[done])
-        tables.reset_rows(np.flatnonzero(done))
+        rows = rows[~done]
     won = np.concatenate(won)
     assert abs(won.mean() - exact) < 4 * won.std() / np.sqrt(len(won))
 
