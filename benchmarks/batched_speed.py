@@ -274,6 +274,14 @@ def card_rows(repeats: int, seconds: float, sizes=SIZES) -> list[str]:
             "CardPoker-v0, 3 players, learner vs 2 quick: learner steps (all decisions)",
             lambda n: _card_single_agent(n, "quick"),
         ),
+        (
+            "CardPoker-v0, 3 players, learner vs 2 careful: learner steps (all decisions)",
+            lambda n: _card_single_agent(n, "careful"),
+        ),
+        (
+            "CardPoker-v0, 3 players, learner vs 2 bluffer: learner steps (all decisions)",
+            lambda n: _card_single_agent(n, "bluffer"),
+        ),
     ]
     head = " | ".join(f"N = {n:,}" for n in sizes)
     rows = [f"| decisions/s | {head} |", "|---|" + "---|" * len(sizes)]

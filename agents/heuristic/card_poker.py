@@ -198,6 +198,20 @@ class CardPokerCareful(Agent):
             return self._draw(np.flatnonzero(f["cards"]), np.asarray(action_mask, dtype=bool))
         return self._bet(f, legal)
 
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """:meth:`act` on every row at once (the same choices, the same draws from
+        ``rng``), vectorised in :mod:`agents.heuristic.card_poker_batch`."""
+        from agents.heuristic.card_poker_batch import careful_act_batch
+
+        return careful_act_batch(self, observations, action_masks)
+
+    def table_policy(self, core):
+        """``act(tables, seats)`` read from a ``BatchedCardPoker``'s state, choosing what
+        :meth:`act_batch` would on the seats' observations (None for other rules)."""
+        from agents.heuristic.card_poker_batch import careful_table_policy
+
+        return careful_table_policy(self, core)
+
 
 class CardPokerBluffer(CardPokerCareful):
     """The careful player that bluffs on ``bluff_rate`` of the deals (default 0.2)."""

@@ -17,6 +17,11 @@ still in, read from the table of final hand strengths by cards exchanged
 opponent made; bid in proportion above ``bid_threshold``, reveal when the pot pays
 for it, else pass (the tests hold that it bets exactly as ``careful`` does on the same
 observation). Deterministic: the same observation gives the same action.
+
+The batched ``careful`` and ``bluffer`` live here too (their ``act_batch`` and
+``table_policy`` call :func:`careful_act_batch` and :func:`careful_table_policy`): the
+choices of their scalar ``act`` row after row, the Monte Carlo draw taking its uniforms
+from the agent's Generator in row order, so a table plays exactly as before, faster.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
-from agents.heuristic.card_poker import final_strengths
+from agents.heuristic.card_poker import _N_DISCARDED, _SLOT_SOURCE, final_strengths
 from envs import games
 from envs.batched.card_hands import BatchedHandEvaluator
 from envs.obs.card_poker import layout
@@ -76,15 +81,7 @@ class CardPokerQuick(Agent):
         return int(self.act_batch(observation[None, :], np.asarray(action_mask)[None, :])[0])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        obs = np.asarray(observations)
-        masks = np.asarray(action_masks, dtype=bool)
-        m = len(obs)
-        if masks.ndim != 2 or len(masks) != m or not masks.any(axis=1).all():
-            raise ValueError("every row needs a mask with at least one legal action")
-        n_players = (obs.shape[1] - layout(self.n_cards, 0).size) // 5
-        f = layout(self.n_cards, n_players).decode(obs)
-        # own cards, sorted by deck index (the order the discard bits refer to)
-        hands = np.sort(np.argsort(-f["cards"], axis=1, kind="stable")[:, :HAND_SIZE], axis=1)
+        f, hands, masks = decode_batch(self.n_cards, observations, action_masks)
         return self._decide(hands, f["phase"][:, Phase.DRAW] == 1, f["hand_rank"], f, masks)
 
     def table_policy(self, core):
@@ -95,17 +92,9 @@ class CardPokerQuick(Agent):
         table plays other rules."""
         if core.rules != self.rules:
             return None
-        p, min_bid = core.n_players, core.rules.min_bid
 
         def act(tables: np.ndarray, seats: np.ndarray) -> np.ndarray:
-            tt, around = tables[:, None], (seats[:, None] + np.arange(p)) % p
-            f = {
-                "in": core.in_play[tt, around],
-                "drawn": core.drawn[tt, around],
-                "bids_by": core.bids_made[tt, around],
-                "pot": core.pot[tables],
-                "reveal_cost": reveal_cost(core.level[tables], min_bid),
-            }
+            f = table_fields(core, tables, seats)
             place = core.hands_eval.place[core.strength[tables, seats]]
             draw = core.phase[tables] == Phase.DRAW
             masks = core.action_masks(tables)
@@ -153,32 +142,171 @@ class CardPokerQuick(Agent):
     def win_chance(self, f: dict, hands: np.ndarray) -> np.ndarray:
         """Chance to hold the best hand among the players still in (``careful``'s model)."""
         own = self.batch.percentile[self.batch.sorted_strengths(hands.astype(np.int8))]
-        chance = np.ones(len(hands))
-        for k in range(1, f["in"].shape[1]):
-            drawn = np.maximum(f["drawn"][:, k].astype(np.int64), 0)
-            beat = np.empty(len(hands))
-            for d in np.unique(drawn):
-                rows = drawn == d
-                finals = self._finals[d]
-                lo = np.searchsorted(finals, own[rows], side="left")
-                hi = np.searchsorted(finals, own[rows], side="right")
-                beat[rows] = (lo + hi) / 2 / len(finals)
-            factor = beat ** (1 + self.bid_penalty * f["bids_by"][:, k].astype(np.float64))
-            chance = np.where(f["in"][:, k] != 0, chance * factor, chance)
-        return chance
+        return win_chance(own, f, self._finals, self.bid_penalty)
 
     def _bet(self, f: dict, hands: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        chance = self.win_chance(f, hands)
-        bids = masks[:, FIRST_BID:]
-        n_bids = bids.sum(axis=1)
-        first_bid = FIRST_BID + bids.argmax(axis=1)
-        cost = f["reveal_cost"].astype(np.float64)
-        share = (chance - self.bid_threshold) / (1 - self.bid_threshold)
-        pick = first_bid + np.round(share * (n_bids - 1)).astype(np.int64)
-        reveal = masks[:, REVEAL] & (chance * (f["pot"].astype(np.float64) + cost) > cost)
-        return np.where(
-            (n_bids > 0) & (chance >= self.bid_threshold), pick, np.where(reveal, REVEAL, PASS)
-        )
+        return careful_bet(self.win_chance(f, hands), f, masks, self.bid_threshold)
 
 
-__all__ = ["CardPokerQuick", "N_DISCARDS"]
+def decode_batch(n_cards: int, observations, action_masks) -> tuple[dict, np.ndarray, np.ndarray]:
+    """``(fields, hands, masks)`` of a batch of observations: the named fields, each row's
+    own cards sorted by deck index (the order the discard bits refer to), the masks as
+    bool; a ``ValueError`` unless every row has a legal action."""
+    obs = np.asarray(observations)
+    masks = np.asarray(action_masks, dtype=bool)
+    if masks.ndim != 2 or len(masks) != len(obs) or not masks.any(axis=1).all():
+        raise ValueError("every row needs a mask with at least one legal action")
+    n_players = (obs.shape[1] - layout(n_cards, 0).size) // 5
+    f = layout(n_cards, n_players).decode(obs)
+    hands = np.sort(np.argsort(-f["cards"], axis=1, kind="stable")[:, :HAND_SIZE], axis=1)
+    return f, hands, masks
+
+
+def table_fields(core, tables: np.ndarray, seats: np.ndarray) -> dict:
+    """The betting fields of ``seats`` at ``tables`` of a ``BatchedCardPoker``, read from
+    its state as the observation orders them: ``in``, ``drawn``, ``bids_by`` from your
+    seat on, ``pot`` and ``reveal_cost``."""
+    tt, around = tables[:, None], (seats[:, None] + np.arange(core.n_players)) % core.n_players
+    return {
+        "in": core.in_play[tt, around],
+        "drawn": core.drawn[tt, around],
+        "bids_by": core.bids_made[tt, around],
+        "pot": core.pot[tables],
+        "reveal_cost": reveal_cost(core.level[tables], core.rules.min_bid),
+    }
+
+
+def win_chance(own: np.ndarray, f: dict, finals: tuple, bid_penalty: float) -> np.ndarray:
+    """``careful``'s chance to hold the best hand among the players still in, per row:
+    ``own`` the hand's percentile, ``f`` the fields ``in``, ``drawn``, ``bids_by`` from
+    your seat on, ``finals`` the sorted final percentiles by cards exchanged."""
+    chance = np.ones(len(own))
+    for k in range(1, f["in"].shape[1]):
+        drawn = np.maximum(f["drawn"][:, k].astype(np.int64), 0)
+        beat = np.empty(len(own))
+        for d in np.unique(drawn):
+            rows = drawn == d
+            lo = np.searchsorted(finals[d], own[rows], side="left")
+            hi = np.searchsorted(finals[d], own[rows], side="right")
+            beat[rows] = (lo + hi) / 2 / len(finals[d])
+        factor = beat ** (1 + bid_penalty * f["bids_by"][:, k].astype(np.float64))
+        chance = np.where(f["in"][:, k] != 0, chance * factor, chance)
+    return chance
+
+
+def careful_bet(chance: np.ndarray, f: dict, masks: np.ndarray, bid_threshold: float):
+    """``careful``'s bet per row: bid in proportion above ``bid_threshold``, reveal when
+    the pot pays for it, else pass."""
+    bids = masks[:, FIRST_BID:]
+    n_bids = bids.sum(axis=1)
+    first_bid = FIRST_BID + bids.argmax(axis=1)
+    cost = f["reveal_cost"].astype(np.float64)
+    share = (chance - bid_threshold) / (1 - bid_threshold)
+    pick = first_bid + np.round(share * (n_bids - 1)).astype(np.int64)
+    reveal = masks[:, REVEAL] & (chance * (f["pot"].astype(np.float64) + cost) > cost)
+    return np.where((n_bids > 0) & (chance >= bid_threshold), pick, np.where(reveal, REVEAL, PASS))
+
+
+# -- careful and bluffer in batch ---------------------------------------------------------
+# ``CardPokerCareful.act_batch`` and ``table_policy`` (and the bluffer's, its subclass) call
+# these: the same choices as the agent's ``act`` row after row, the Monte Carlo draw
+# included: the rows that draw take their samples from the agent's Generator in row order,
+# one block of ``(samples, unseen)`` uniforms per row, as ``act`` would one row at a time.
+
+_SLOTS = _SLOT_SOURCE.ravel()
+_CHUNK_ROWS = 64  # draw rows valued at once (64 samples x 32 exchanges x 5 cards each)
+
+
+def careful_act_batch(agent, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    """``agent.act`` (a ``CardPokerCareful`` or ``CardPokerBluffer``) on every row."""
+    f, hands, masks = decode_batch(agent.n_cards, observations, action_masks)
+    f["own_drawn"] = f["drawn"][:, 0]
+    return _careful_decide(agent, hands, f["phase"][:, Phase.DRAW] == 1, f, masks)
+
+
+def careful_table_policy(agent, core):
+    """``act(tables, seats)`` for ``BatchedCardPokerTable``: :func:`careful_act_batch` read
+    from the tables' state (as :meth:`CardPokerQuick.table_policy`); None for other rules."""
+    if core.rules != agent.rules:
+        return None
+
+    def act(tables: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        f = table_fields(core, tables, seats)
+        f["own_drawn"] = f["drawn"][:, 0]
+        draw = core.phase[tables] == Phase.DRAW
+        hands = core.hands[tables, seats].astype(np.int64)
+        return _careful_decide(agent, hands, draw, f, core.action_masks(tables))
+
+    return act
+
+
+def _batch_of(agent) -> BatchedHandEvaluator:
+    batch = getattr(agent, "_batch", None)
+    if batch is None:
+        batch = agent._batch = BatchedHandEvaluator.of(agent.ev)
+    return batch
+
+
+def _careful_decide(agent, hands, draw, f, masks) -> np.ndarray:
+    hands = hands.astype(np.int64)
+    out = np.empty(len(hands), dtype=np.int64)
+    bluff = np.zeros(len(hands), dtype=bool)
+    if agent.bluff_rate > 0:
+        keys = agent._card_keys[hands]
+        total = keys[:, 0]
+        for j in range(1, HAND_SIZE):  # added left to right, as the scalar sum of five
+            total = total + keys[:, j]
+        bluff = total % 1.0 < agent.bluff_rate
+    out[draw & bluff] = 0  # stand pat: look like a made hand
+    drawing = np.flatnonzero(draw & ~bluff)
+    for start in range(0, len(drawing), _CHUNK_ROWS):
+        rows = drawing[start : start + _CHUNK_ROWS]
+        out[rows] = _careful_draw(agent, hands[rows], masks[rows, :N_DISCARDS])
+    bet = ~draw
+    if bet.any():
+        batch = _batch_of(agent)
+        sub = {k: f[k][bet] for k in ("in", "drawn", "bids_by", "pot", "reveal_cost")}
+        own = batch.percentile[batch.sorted_strengths(hands[bet])]
+        chance = win_chance(own, sub, agent.final, agent.bid_penalty)
+        m = masks[bet]
+        chosen = careful_bet(chance, sub, m, agent.bid_threshold)
+        n_bids = m[:, FIRST_BID:].sum(axis=1)
+        bluffing = (f["own_drawn"][bet] == 0) & bluff[bet] & (n_bids > 0)
+        # a bluff raises a little over the level each turn
+        raise_to = FIRST_BID + m[:, FIRST_BID:].argmax(axis=1) + np.minimum(2, n_bids - 1)
+        out[bet] = np.where(bluffing, raise_to, chosen)
+    return out
+
+
+def _careful_draw(agent, hands: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """:func:`agents.heuristic.card_poker.best_discard` for each row of ``hands``, the
+    uniforms drawn from ``agent.rng`` in row order."""
+    m, samples, size = len(hands), agent.samples, agent.n_cards
+    unseen_mask = np.ones((m, size), dtype=bool)
+    unseen_mask[np.arange(m)[:, None], hands] = False
+    unseen = np.nonzero(unseen_mask)[1].reshape(m, size - HAND_SIZE)  # ascending per row
+    u = agent.rng.random((m * samples, size - HAND_SIZE)).reshape(m, samples, -1)
+    # the first five of each row's order: the five smallest uniforms, smallest first
+    five = np.argpartition(u, HAND_SIZE - 1, axis=2)[:, :, :HAND_SIZE]
+    five = np.take_along_axis(five, np.take_along_axis(u, five, 2).argsort(axis=2), 2)
+    new = np.take_along_axis(unseen, five.reshape(m, -1), 1).reshape(five.shape)
+    pool = np.concatenate([np.broadcast_to(hands[:, None, :], new.shape), new], axis=2)
+    batch = _batch_of(agent)
+    # every exchange's hand per sample: (m * samples * 32, 5)
+    all_hands = np.take(pool.reshape(m * samples, -1), _SLOTS, axis=1).reshape(-1, HAND_SIZE)
+    value = batch.percentile[batch.strengths(all_hands, check=False)]
+    value = value.reshape(m, samples, N_DISCARDS)
+    fee = agent.rules.draw_fee / max(agent.rules.stack, 1)
+    score = value.mean(axis=1) - fee * _N_DISCARDED
+    score = np.where(allowed, score, -np.inf)
+    return score.argmax(axis=1)  # ties keep the exchange of fewer cards (lower set first)
+
+
+__all__ = [
+    "CardPokerQuick",
+    "N_DISCARDS",
+    "careful_act_batch",
+    "careful_bet",
+    "careful_table_policy",
+    "win_chance",
+]
