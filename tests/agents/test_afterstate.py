@@ -97,7 +97,19 @@ COMMITTED = [("afterstate", p) for p in sorted(_RUNS.glob("*afterstate*/value.pt
 ]
 
 
-@pytest.mark.parametrize("kind,path", COMMITTED, ids=[p.parent.name for _, p in COMMITTED])
+def _committed_params() -> list:
+    """The first model of each kind and game in the fast tier, every other one heavy."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for kind, path in COMMITTED:
+        key = (kind, path.parent.name.split("__")[0])
+        marks = [pytest.mark.heavy] if key in seen else []
+        seen.add(key)
+        out.append(pytest.param(kind, path, marks=marks, id=path.parent.name))
+    return out
+
+
+@pytest.mark.parametrize("kind,path", _committed_params())
 def test_committed_model_plays_the_same_everywhere(kind, path):
     """Each trained scorecard model in runs/ (afterstate values, PPO models) loads through
     make_agent, makes the same decisions in the scalar rules game as on the batched engine

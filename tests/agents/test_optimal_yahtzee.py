@@ -310,6 +310,7 @@ def test_russian_stage1_end_games_match_brute_force(open_rows, upper):
 # -- published values and simulation ---------------------------------------------------------
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("options,published,tolerance", PUBLISHED)
 def test_classic_reproduces_published_expected_score(options, published, tolerance):
     solution = yz.solve("classic", **options)
@@ -344,6 +345,7 @@ def test_russian_statistics_agree_with_simulation(russian_solution, russian_game
     assert abs(russian_games["bonus"].mean() - p) < Z_999 * math.sqrt(p * (1 - p) / n)
 
 
+@pytest.mark.heavy
 def test_classic_simulation_agrees_with_the_expected_score(free_solution):
     yz.simulate(free_solution, 200, seed=1, check_with_rules=True)  # raises on a difference
     played = yz.simulate(free_solution, 10_000, seed=2026)["total"]
@@ -358,7 +360,9 @@ def test_classic_simulation_agrees_with_the_expected_score(free_solution):
     "game,env_id,options,games",
     [
         ("yahtzee", "Yahtzee-v0", {}, 12),
-        ("yahtzee_classic", "YahtzeeClassic-v0", {"joker": "free"}, 4),
+        pytest.param(
+            "yahtzee_classic", "YahtzeeClassic-v0", {"joker": "free"}, 4, marks=pytest.mark.heavy
+        ),
     ],
 )
 def test_agent_plays_whole_games_from_observations(game, env_id, options, games, request):
@@ -439,7 +443,9 @@ def test_cache_folder_follows_xdg(tmp_path, monkeypatch, xdg):
         assert yz.cache_dir() == tmp_path / ".cache" / "dicepoker-gym"
 
 
-@pytest.mark.parametrize("fixture", ["russian_solution", "free_solution"])
+@pytest.mark.parametrize(
+    "fixture", ["russian_solution", pytest.param("free_solution", marks=pytest.mark.heavy)]
+)
 def test_action_values_best_is_the_solved_value_and_the_agents_move(request, scripted, fixture):
     """Over every first roll of an empty card the best action averages to the solved
     score; through a seeded game the agent's move is always a best one."""

@@ -146,6 +146,7 @@ GROUPS = {
 }
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("group", list(GROUPS))
 def test_batched_equals_scalar(group):
     total = 0

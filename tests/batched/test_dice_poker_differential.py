@@ -113,6 +113,7 @@ def _run(n_dice, options, n_players, episode, first_player, n_games, seed, slots
     return games, playoffs
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(("n_dice", "group"), [(5, FIVE), (6, SIX)], ids=["five", "six"])
 def test_batched_equals_scalar(n_dice, group):
     total = 0

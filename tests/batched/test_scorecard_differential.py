@@ -75,6 +75,7 @@ def _run(rules: str, options: dict, n_games: int, seed: int, slots: int = 500) -
     return steps, finished
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(("rules", "options", "n_games"), VARIANTS)
 def test_batched_equals_scalar(rules, options, n_games):
     steps, games = _run(rules, options, n_games, seed=len(options) * 7 + n_games)

@@ -165,6 +165,7 @@ def _ref_for(variant, deck=36, joker_card="6S"):
     )
 
 
+@pytest.mark.heavy
 def test_every_36_card_hand_matches_reference():
     """All 376,992 hands of the 36-card deck with its joker, default rules."""
     ev = get_evaluator()

@@ -435,6 +435,7 @@ KILL_CONFIG = {
 }
 
 
+@pytest.mark.heavy
 def test_sigkill_at_random_moments_then_resume(tmp_path):
     """Real runs killed with SIGKILL 12 times (at random delays, in the middle of writing a
     file, right after a checkpoint), each time resumed: a resume starts from the newest
