@@ -305,10 +305,13 @@ def main(argv=None) -> dict:
         f"trained ({args.steps:,} decisions, {args.steps / took:,.0f} steps/s): measured "
         f"{won.mean():+.4f} ± {half:.4f} over {len(won):,} deals; its greedy policy's exact "
         f"value seat 0 {trained[0]:+.4f}, seat 1 {trained[1]:+.4f}, random seat "
-        f"{np.mean(trained):+.4f}; exact best response {np.mean(exact):+.4f}: recovered "
-        f"{100 * (np.mean(trained) - own.mean()) / (np.mean(exact) - own.mean()):.1f}% of "
-        f"the gain; exact figure inside the interval: "
-        f"{abs(won.mean() - np.mean(exact)) <= half}"
+        f"{np.mean(trained):+.4f}; exact best response {np.mean(exact):+.4f}"
+        + (
+            f": recovered {100 * (np.mean(trained) - own.mean()) / gain:.1f}% of the gain"
+            if (gain := np.mean(exact) - own.mean()) > 0.01
+            else ""
+        )
+        + f"; exact figure inside the interval: {abs(won.mean() - np.mean(exact)) <= half}"
     )
     return {"model": model, "tree": tree, "fixed": fixed, "obs": obs, "exact": exact}
 
