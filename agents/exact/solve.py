@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from agents.exact.tree import DECISION, GameTree
+from agents.exact.tree import DECISION, TERMINAL, GameTree
 
 
 def regret_matching(tree: GameTree, regret: np.ndarray) -> np.ndarray:
@@ -45,7 +45,7 @@ def counterfactual_regrets(tree: GameTree, policy: np.ndarray, player: int):
     others = tree.reach(policy, [-1] + [p for p in range(tree.n_players) if p != player])
     own = tree.reach(policy, [player])
     value = tree.utility[:, player].copy()
-    value[tree.kind != 0] = 0.0
+    value[tree.kind != TERMINAL] = 0.0
     for nodes in reversed(tree.levels[1:]):
         np.add.at(value, tree.parent[nodes], edge[nodes] * value[nodes])
     # q(I, a) = sum over h in I of others(h) * v(h a); v(I) = sum others(h) * v(h)
