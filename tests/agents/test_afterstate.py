@@ -213,6 +213,7 @@ def test_config_errors(tmp_path, section, change, message):
         load_config(str(path))
 
 
+@pytest.mark.heavy
 def test_assisted_warm_start_starts_near_the_optimum(tmp_path):
     path = _tiny(tmp_path, total_games=32)
     data = yaml.safe_load(path.read_text())

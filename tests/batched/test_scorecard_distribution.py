@@ -11,6 +11,7 @@ from benchmarks import batched_distributions
 from envs.batched.scorecard import BatchedScorecard
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("rules", ["russian", "classic"])
 def test_batched_optimal_player_scores_the_exact_expected_score(rules):
     """20,000 games (the benchmark runs 100,000): the mean within 3.29 standard errors."""
