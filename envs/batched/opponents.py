@@ -55,7 +55,7 @@ class HalfStepped:
         self.rows: np.ndarray | None = None  # bool (n,), None while every table is whole
 
     def refuse(self, rows: np.ndarray) -> None:
-        """Raise where any of the tables ``rows`` (indices) must be reset first."""
+        """Raise where any of the tables ``rows`` (indices or a bool mask) must be reset."""
         if self.rows is not None and self.rows[rows].any():
             bad = np.flatnonzero(self.rows)
             raise RuntimeError(
@@ -70,7 +70,8 @@ class HalfStepped:
                 self.rows = None
 
     def fail(self, rows: np.ndarray, error: BaseException) -> None:
-        """Mark ``rows`` (indices) and say so on ``error`` (re-raised by the caller)."""
+        """Mark ``rows`` (indices or a bool mask) and say so on ``error`` (the caller
+        re-raises it)."""
         if self.rows is None:
             self.rows = np.zeros(self.n, dtype=bool)
         self.rows[rows] = True
