@@ -5,8 +5,16 @@ returns a :class:`BatchedVectorEnv`: one numpy engine steps all N games per call
 per-env Python work). Autoreset is ``SAME_STEP``: when a game ends, ``step`` returns the
 first observation of the next game in its place, with the last observation of the
 finished one in ``infos["final_obs"]`` (an object array, ``None`` elsewhere; the mask
-``infos["_final_obs"]``) and its return in ``infos["episode_return"]``.
+``infos["_final_obs"]``), its last info in ``infos["final_info"]`` (``_final_info``; its
+``action_mask``, all False) and its return in ``infos["episode_return"]``.
 ``infos["action_mask"]`` (and :meth:`action_masks`) is the ``(N, A)`` bool mask.
+``reset(seed=...)`` takes what Gymnasium's vector envs take (None, an int, or a list of
+``num_envs`` ints or Nones), with one difference: the engine draws every game from one
+Generator, so an int seeds it (the same int, the same games), a list of ints seeds it with
+the whole list (the same list, the same games), and game ``i`` does not depend on
+``seed[i]`` alone; a list of Nones leaves it as it is, and a list mixing ints and Nones,
+which asks for seeded and unseeded games side by side, is an error. The engines draw no
+frames: ``render_mode`` must be None (``vectorization_mode="sync"`` renders each game).
 
 :class:`BatchedVecEnv` is the same engine as an SB3 ``VecEnv`` that sb3-contrib's
 ``MaskablePPO`` takes directly: ``env_method("action_masks")`` returns the ``(N, A)``
@@ -27,6 +35,7 @@ opponents given by name ("heuristic", "random", "ppo:PATH") are built with
 from __future__ import annotations
 
 import time
+import warnings
 from importlib import import_module
 from typing import Any
 
@@ -64,6 +73,11 @@ def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
         raise TypeError(
             f"option(s) {wrong} do not apply to the batched {env_id}; it takes the rule "
             f"options {list(game.rule_options)} and {[*_BATCH_TABLE, *takes]}"
+        )
+    if table.get("render_mode") is not None:
+        raise ValueError(
+            f"the batched {env_id} draws no frames: render_mode must be None, got "
+            f"{table['render_mode']!r} (gym.make_vec(..., vectorization_mode='sync') renders)"
         )
     reward_scale = games.check_positive("reward_scale", table.get("reward_scale", 1.0))
     rules = game.make_rules(**rule_options)
@@ -151,6 +165,33 @@ class _IllegalSteps:
         return rewards, terminated, truncated, illegal
 
 
+def batch_seed(seed: Any, n: int) -> int | None:
+    """A vector env's ``reset(seed=...)`` (None, an int, or a list of ``n`` ints or Nones)
+    as the one seed of the engine's Generator (module docstring); None: leave it."""
+    if seed is None:
+        return None
+    if isinstance(seed, int | np.integer) and not isinstance(seed, bool) and seed >= 0:
+        return int(seed)
+    if isinstance(seed, list | tuple | np.ndarray):
+        seeds = list(seed)
+        if len(seeds) != n:
+            raise ValueError(f"seed lists {len(seeds)} seeds for {n} games; give {n}, or one int")
+        if all(s is None for s in seeds):
+            return None
+        if all(
+            isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 0 for s in seeds
+        ):
+            return int(np.random.SeedSequence([int(s) for s in seeds]).generate_state(1)[0])
+        if any(s is None for s in seeds):
+            raise ValueError(
+                "seed mixes ints and None: the batched engine draws every game from one "
+                "Generator, so seed all games or none"
+            )
+    raise ValueError(
+        f"seed must be None, a whole number >= 0 or a list of {n} of them, got {seed!r}"
+    )
+
+
 class _Episodes:
     """Per-game running return and length; the record of the games that just ended."""
 
@@ -193,6 +234,7 @@ class BatchedVectorEnv(VectorEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if options:
             raise ValueError(f"reset takes no options, got {options!r}")
+        seed = batch_seed(seed, self.num_envs)
         if seed is not None:
             reseed(self.engine, seed)
         self.engine.reset()
@@ -217,6 +259,10 @@ class BatchedVectorEnv(VectorEnv):
             for g in np.flatnonzero(done):
                 final[g] = last[g]
             infos["final_obs"], infos["_final_obs"] = final, done.copy()
+            # the info each finished game would have had: nothing legal is left there
+            last_mask = np.zeros((self.num_envs, self.engine.n_actions), dtype=bool)
+            infos["final_info"] = {"action_mask": last_mask, "_action_mask": done.copy()}
+            infos["_final_info"] = done.copy()
             ret = np.zeros(self.num_envs)
             ret[done] = returns
             infos["episode_return"], infos["_episode_return"] = ret, done.copy()
@@ -288,7 +334,25 @@ class BatchedVecEnv(VecEnv):
         return [value] * len(self._get_indices(indices))
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        chosen = self._get_indices(indices)
+        if sorted(chosen) != list(range(self.num_envs)):
+            # one engine holds every game: an attribute is every game's or none's
+            raise ValueError(
+                f"set_attr({attr_name!r}) for the games {chosen}: one batched engine plays "
+                f"all {self.num_envs} games, so an attribute is set for all of them "
+                f"(indices=None) or none"
+            )
         setattr(self, attr_name, value)
+
+    def get_images(self) -> list[None]:
+        """None per game, with the warning SB3's ``DummyVecEnv`` gives when its envs do not
+        render ``rgb_array``: the batched engines draw no frames."""
+        warnings.warn(
+            f"The render mode is {self.render_mode}, but this method assumes it is "
+            f"`rgb_array` to obtain images.",
+            stacklevel=2,
+        )
+        return [None] * self.num_envs
 
     def env_method(self, method_name: str, *args, indices=None, **kwargs):
         if method_name == "action_masks":  # MaskablePPO stacks this: (N, A) at once
@@ -340,6 +404,7 @@ __all__ = [
     "BATCHED_IDS",
     "BatchedVecEnv",
     "BatchedVectorEnv",
+    "batch_seed",
     "make_engine",
     "play_games",
 ]

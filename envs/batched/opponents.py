@@ -28,7 +28,7 @@ def opponent_actions(out: Any, m: int, opponent: Any, n_actions: int) -> np.ndar
     """``out``, what ``opponent`` returned for ``m`` tables, as int64 ``(m,)``, or a
     ``ValueError`` naming the opponent, what it returned and what is allowed."""
     a = np.asarray(out)
-    if a.shape != (m,) or not np.issubdtype(a.dtype, np.integer) or a.dtype == bool:
+    if a.shape != (m,) or a.dtype.kind not in "iu":  # integers (not bool: kind "b")
         shown = a.ravel()[:6].tolist()
         raise OpponentError(
             f"{opponent_name(opponent)} returned {a.dtype} of shape {a.shape} ({shown!r}); "
@@ -55,7 +55,7 @@ class HalfStepped:
         self.rows: np.ndarray | None = None  # bool (n,), None while every table is whole
 
     def refuse(self, rows: np.ndarray) -> None:
-        """Raise where any of the tables ``rows`` (indices) must be reset first."""
+        """Raise where any of the tables ``rows`` (indices or a bool mask) must be reset."""
         if self.rows is not None and self.rows[rows].any():
             bad = np.flatnonzero(self.rows)
             raise RuntimeError(
@@ -70,7 +70,8 @@ class HalfStepped:
                 self.rows = None
 
     def fail(self, rows: np.ndarray, error: BaseException) -> None:
-        """Mark ``rows`` (indices) and say so on ``error`` (re-raised by the caller)."""
+        """Mark ``rows`` (indices or a bool mask) and say so on ``error`` (the caller
+        re-raises it)."""
         if self.rows is None:
             self.rows = np.zeros(self.n, dtype=bool)
         self.rows[rows] = True
@@ -85,7 +86,8 @@ class HalfStepped:
 
 
 def _few(rows: np.ndarray) -> str:
-    rows = np.asarray(rows).tolist()
+    rows = np.asarray(rows)
+    rows = (np.flatnonzero(rows) if rows.dtype == bool else rows).tolist()
     return str(rows) if len(rows) <= 8 else f"{rows[:8]}... ({len(rows)} in all)"
 
 

@@ -1,0 +1,111 @@
+"""The batched vector envs against Gymnasium's documented vector contract and SB3's VecEnv
+API (issue 27, defect 7): ``final_info``, ``reset(seed=...)``, ``render_mode``,
+``set_attr(..., indices)``, ``get_images()``."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import envs  # noqa: F401  (registers the ids)
+from envs.vector import BatchedVecEnv
+
+N = 6
+
+
+def _vec(env_id="DicePoker-v0", **options):
+    return gym.make_vec(env_id, num_envs=N, vectorization_mode="vector_entry_point", **options)
+
+
+def _random_legal(rng, masks):
+    return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+
+
+def _until_a_game_ends(vec, rng, info):
+    for _ in range(500):
+        obs, rewards, terminated, truncated, info = vec.step(
+            _random_legal(rng, info["action_mask"])
+        )
+        if terminated.any():
+            return terminated, info
+    raise AssertionError("no game ended")
+
+
+@pytest.mark.parametrize("env_id", ["DicePoker-v0", "YahtzeeClassic-v0", "CardPoker-v0"])
+def test_same_step_infos_carry_final_info_as_gymnasium_does(env_id):
+    vec = _vec(env_id)
+    _, info = vec.reset(seed=0)
+    terminated, info = _until_a_game_ends(vec, np.random.default_rng(0), info)
+    assert vec.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    np.testing.assert_array_equal(info["_final_info"], terminated)
+    np.testing.assert_array_equal(info["_final_obs"], terminated)
+    final = info["final_info"]
+    assert final["action_mask"].shape == info["action_mask"].shape
+    assert not final["action_mask"][terminated].any()  # nothing was legal at the end
+    np.testing.assert_array_equal(final["_action_mask"], terminated)
+    # the keys gymnasium's own SAME_STEP vector env gives for finished games
+    sync = gym.make_vec(
+        env_id,
+        num_envs=2,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+    )
+    _, sinfo = sync.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        _, _, term, _, sinfo = sync.step(_random_legal(rng, sinfo["action_mask"]))
+        if term.any():
+            break
+    assert {"final_obs", "_final_obs", "final_info", "_final_info"} <= set(sinfo) & set(info)
+    assert "action_mask" in sinfo["final_info"]
+
+
+def test_reset_seed_takes_what_gymnasium_vector_envs_take():
+    vec = _vec()
+    first, _ = vec.reset(seed=[1, 2, 3, 4, 5, 6])
+    again, _ = vec.reset(seed=[1, 2, 3, 4, 5, 6])
+    np.testing.assert_array_equal(first, again)  # the same list, the same games
+    other, _ = vec.reset(seed=[6, 5, 4, 3, 2, 1])
+    assert not np.array_equal(first, other)
+    by_int, _ = vec.reset(seed=7)
+    np.testing.assert_array_equal(by_int, vec.reset(seed=7)[0])
+    np.testing.assert_array_equal(by_int, vec.reset(seed=np.int64(7))[0])
+    vec.reset(seed=[None] * N)  # unseeded, as gymnasium's
+    with pytest.raises(ValueError, match=f"seed lists 3 seeds for {N} games"):
+        vec.reset(seed=[1, 2, 3])
+    with pytest.raises(ValueError, match="seed must be None, a whole number"):
+        vec.reset(seed=True)
+    with pytest.raises(ValueError, match="seed must be None, a whole number"):
+        vec.reset(seed=[True] * N)
+    with pytest.raises(ValueError, match="seed must be None, a whole number"):
+        vec.reset(seed=-1)
+    with pytest.raises(ValueError, match="mixes ints and None"):
+        vec.reset(seed=[1, None, 3, 4, 5, 6])
+
+
+@pytest.mark.parametrize("mode", ["rgb_array", "ansi", "human"])
+def test_make_vec_refuses_a_render_mode_it_cannot_draw(mode):
+    with pytest.raises(
+        ValueError, match=f"draws no frames: render_mode must be None, got '{mode}'"
+    ):
+        _vec(render_mode=mode)
+    with pytest.raises(ValueError, match="draws no frames"):
+        BatchedVecEnv("CardPoker-v0", 2, render_mode=mode)
+    _vec(render_mode=None).reset(seed=0)
+
+
+def test_sb3_set_attr_on_some_games_is_refused_and_get_images_answers():
+    vec = BatchedVecEnv("DicePoker-v0", 4, seed=0)
+    with pytest.raises(ValueError, match=r"set_attr\('speed'\) for the games \[0\]"):
+        vec.set_attr("speed", 2, indices=[0])
+    with pytest.raises(ValueError, match="for the games"):
+        vec.set_attr("speed", 2, indices=1)
+    assert not hasattr(vec, "speed")
+    vec.set_attr("speed", 2, indices=[3, 2, 1, 0])
+    assert vec.get_attr("speed") == [2, 2, 2, 2]
+    vec.set_attr("speed", 3)
+    assert vec.get_attr("speed", indices=[1]) == [3]
+    with pytest.warns(UserWarning, match="rgb_array"):
+        assert vec.get_images() == [None] * 4
