@@ -249,9 +249,9 @@ class IllegalActions:
     In both modes the step's ``info["illegal_action"]`` is True.
     """
 
-    mode: str = "raise"
-    penalty: float = -1.0
-    max_steps: int = 100
+    mode: str = ILLEGAL_OPTIONS["illegal_action"]
+    penalty: float = ILLEGAL_OPTIONS["illegal_penalty"]
+    max_steps: int = ILLEGAL_OPTIONS["max_illegal_steps"]
 
     @property
     def raises(self) -> bool:
@@ -259,7 +259,9 @@ class IllegalActions:
 
 
 def illegal_actions(
-    illegal_action: Any = "raise", illegal_penalty: Any = -1.0, max_illegal_steps: Any = 100
+    illegal_action: Any = ILLEGAL_OPTIONS["illegal_action"],
+    illegal_penalty: Any = ILLEGAL_OPTIONS["illegal_penalty"],
+    max_illegal_steps: Any = ILLEGAL_OPTIONS["max_illegal_steps"],
 ) -> IllegalActions:
     """The checked illegal-action options (defaults :data:`ILLEGAL_OPTIONS`); one
     ``ValueError`` naming the bad value and what is allowed otherwise."""

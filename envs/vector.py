@@ -21,6 +21,13 @@ frames: ``render_mode`` must be None (``vectorization_mode="sync"`` renders each
 array, finished games reset in the same step with ``terminal_observation`` and an
 ``episode`` record (``r``, ``l``, ``t``, as SB3's ``Monitor`` writes) in their info.
 
+Both take ``illegal_action`` (``"raise"``, the default: one illegal action raises and no
+game moves; ``"terminate"``; ``"penalize"``), ``illegal_penalty`` and ``max_illegal_steps``
+as the scalar envs do (:class:`envs.games.IllegalActions`): the games with an illegal action
+do not move, the others step; ``infos["illegal_action"]`` (and ``"_illegal_action"``) marks
+them, per game ``info["illegal_action"]`` in the SB3 ``VecEnv``, where a truncated game also
+has ``TimeLimit.truncated``. The engines themselves do not take these options.
+
 An engine is any object with ``n``, ``n_actions``, ``layout`` (its observation layout),
 ``reset(which=None)``, ``step(actions) -> rewards``, ``done``, ``observe()`` and
 ``action_masks()`` (``envs.batched``); :func:`make_engine` builds the one of a registered

@@ -342,3 +342,13 @@ def test_aec_yahtzee_penalty_is_scaled():
     obs, *_ = env.last()
     env.step(_illegal(obs["action_mask"].astype(bool)))
     assert env.rewards["player_0"] == pytest.approx(-0.1)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("mode", ("terminate", "penalize"))
+def test_the_checkers_pass_in_every_mode(env_id, mode):
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    check_env(_make(env_id, illegal_action=mode).unwrapped, skip_render_check=True)
+    sb3_check_env(_make(env_id, illegal_action=mode), warn=False)
