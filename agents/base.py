@@ -15,13 +15,30 @@ class Agent(ABC):
     """
 
     name: str = "agent"
+    # The generator is made when first used: an env re-seeds its opponents at every reset,
+    # and most of them never draw (the same stream as making it at once from the seed).
+    _rng: np.random.Generator | None = None
+    _rng_seed: object = None
 
     def __init__(self) -> None:
-        self.rng = np.random.default_rng()
+        self._rng = None
+        self._rng_seed = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The agent's own random generator."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(self._rng_seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._rng = value
 
     def seed(self, seed: int | None = None) -> None:
         """Re-seed the agent's own random generator."""
-        self.rng = np.random.default_rng(seed)
+        self._rng = None
+        self._rng_seed = seed
 
     @abstractmethod
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -47,3 +64,41 @@ def legal_actions(action_mask: np.ndarray) -> np.ndarray:
     if legal.size == 0:
         raise ValueError("the action mask allows no action (is the episode over?)")
     return legal
+
+
+class DecisionMemo:
+    """An agent's answers, kept by what its ``act`` reads: the observation's entries at
+    ``fields`` and the mask. Only for an ``act`` that is a pure function of them (no random
+    draws, no state that changes), so a looked-up answer is the answer ``act`` would give;
+    a single env asks its opponents again and again in the same few situations."""
+
+    def __init__(self, fields, limit: int = 1 << 17) -> None:
+        self.fields = np.asarray(fields, dtype=np.intp)
+        self.limit = limit
+        self.answers: dict[tuple, int] = {}
+
+    def key(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple:
+        obs = np.asarray(observation)
+        mask = np.asarray(action_mask)
+        if obs.ndim != 1 or obs.shape[0] <= self.fields[-1]:
+            return ()  # not one observation of this layout: act decides (and raises)
+        return (
+            obs.dtype.char,
+            obs.shape,
+            obs[self.fields].tobytes(),
+            mask.dtype.char,
+            mask.shape,
+            mask.tobytes(),
+        )
+
+    def act(self, act, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """``act(observation, action_mask)``, looked up when seen before."""
+        key = self.key(observation, action_mask)
+        answer = self.answers.get(key) if key else None
+        if answer is None:
+            answer = act(observation, action_mask)
+            if key:
+                if len(self.answers) >= self.limit:
+                    self.answers.clear()
+                self.answers[key] = answer
+        return answer

@@ -19,6 +19,8 @@ def to_action(action: object, legal: Callable[[], Iterable[int]]) -> int:
     ``ValueError`` naming the action and the legal ones (``legal()``, asked only
     then). Whether the int is legal now is for the rules to say.
     """
+    if type(action) is int:  # the common case, first
+        return action
     integer_array = (
         isinstance(action, np.generic | np.ndarray)
         and action.shape == ()

@@ -81,6 +81,15 @@ def best_discard(
 
 
 @cache
+def _fast_strengths(ev):
+    """``ev.strengths`` (the same table) through the batched evaluator's sorting network."""
+    from envs.batched.card_hands import BatchedHandEvaluator
+
+    batched = BatchedHandEvaluator.of(ev)
+    return lambda hands: batched.strengths(hands, check=False)
+
+
+@cache
 def final_strengths(rules: CardPokerRules, deals: int = 1500, samples: int = 24) -> tuple:
     """Sorted final hand percentiles of a player who exchanged k cards, k = 0..5.
 
@@ -127,7 +136,7 @@ class CardPokerCareful(Agent):
         self.bid_threshold = bid_threshold
         self.bid_penalty = bid_penalty
         self.final = final_strengths(self.rules)
-        self._card_keys = self._keys()
+        self._card_keys = None  # made when first needed (only a bluffer reads them)
 
     def _keys(self) -> np.ndarray:
         # from a child of the generator: the draws of the Monte Carlo stream stay as they were
@@ -135,23 +144,31 @@ class CardPokerCareful(Agent):
 
     def seed(self, seed: int | None = None) -> None:
         super().seed(seed)
-        self._card_keys = self._keys()
+        # spawning a child does not move the generator's stream, so the keys are the same
+        # whenever they are made after the seed
+        self._card_keys = None
 
     def bluffs(self, cards: np.ndarray) -> bool:
         """Whether the deal whose hand holds ``cards`` (deck indices) is a bluff: the sum of
         the cards' keys modulo 1 is uniform in [0, 1), and a bluff is a sum below the rate.
         The bluff stands pat, so the hand (and the answer) stays the same through the deal."""
-        return self.bluff_rate > 0 and float(self._card_keys[cards].sum() % 1.0) < self.bluff_rate
+        if self.bluff_rate <= 0:
+            return False
+        if self._card_keys is None:
+            self._card_keys = self._keys()
+        return float(self._card_keys[cards].sum() % 1.0) < self.bluff_rate
 
     # -- the draw ------------------------------------------------------------
     def _draw(self, hand: np.ndarray, mask: np.ndarray) -> int:
-        unseen = np.setdiff1d(np.arange(self.n_cards), hand)
+        out = np.ones(self.n_cards, dtype=bool)
+        out[hand] = False
+        unseen = np.flatnonzero(out)  # np.setdiff1d(np.arange(n), hand), without its sort
         fee = self.rules.draw_fee / max(self.rules.stack, 1)
         return best_discard(
             hand,
             unseen,
             self.ev.percentile,
-            self.ev.strengths,
+            _fast_strengths(self.ev),
             self.rng,
             self.samples,
             fee,

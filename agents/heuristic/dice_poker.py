@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, legal_actions
+from agents.base import Agent, DecisionMemo, legal_actions
 from envs import games
 from envs.batched.dice_poker import hand_table
 from envs.obs.dice_poker import decode_observation, hand_vector, layout
@@ -56,6 +56,9 @@ class DicePokerHeuristic(Agent):
         self.rules = games.rules_for(game, DicePokerRules, "DicePokerHeuristic", **rules)
         self.table = _HandTable(self.rules)
         self._memo: dict[tuple[int, ...], tuple] = {}
+        col = layout(self.rules.n_dice).slices
+        read = ("dice", "frozen", "best", "best_count", "players_after")  # all act reads
+        self._decisions = DecisionMemo(np.concatenate([np.r_[col[f]] for f in read]))
 
     def _outcomes(self, kept: tuple[int, ...]):
         """Order index, strength and probability of each final hand that keeps ``kept``."""
@@ -90,6 +93,10 @@ class DicePokerHeuristic(Agent):
         )
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        # a pure function of the fields it reads: decided once per situation
+        return self._decisions.act(self._act, observation, action_mask)
+
+    def _act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = set(legal_actions(action_mask).tolist())
         f = decode_observation(observation, self.rules.n_dice)
         dice = tuple(int(d) for d in f["dice"])

@@ -43,7 +43,7 @@ from functools import cache, lru_cache
 
 import numpy as np
 
-from agents.base import Agent, legal_actions
+from agents.base import Agent, DecisionMemo, legal_actions
 from envs import games
 from envs.obs.dice_poker import decode_observation, hand_vector, layout
 from envs.rules.dice import multisets, outcome_distribution
@@ -517,6 +517,9 @@ class DicePokerOptimal(Agent):
         self.rules = replace(table, ante=1)  # chips scale with the ante; the play does not
         self.keys = hand_keys(self.rules)
         self.shape = turn_shape(self.rules.n_dice, self.rules.lock_kept_dice)
+        col = layout(self.rules.n_dice).slices
+        read = ("dice", "frozen", "best", "best_count", "round_players", "position", "rolls_used")
+        self._decisions = DecisionMemo(np.concatenate([np.r_[col[f]] for f in read]))
 
     def policy(self, round_players: int, position: int, best: int | None, count: int):
         """The turn policy of ``position`` in a round of ``round_players``."""
@@ -527,6 +530,10 @@ class DicePokerOptimal(Agent):
         return action_values(observation, self.rules)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        # a pure function of the fields it reads: decided once per situation
+        return self._decisions.act(self._act, observation, action_mask)
+
+    def _act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         f = decode_observation(observation, self.rules.n_dice)
         dice = [int(d) for d in f["dice"]]
         frozen = [bool(x) for x in f["frozen"]]

@@ -94,8 +94,9 @@ def observe(game: CardPokerGame, seat: int, deals_left: int = 0, net: float = 0.
     """What ``seat`` knows of ``game``; per-player fields start at ``seat``, then to its left."""
     n = game.n_players
     ev = game.evaluator
-    cards = np.zeros(game.deck.size, dtype=np.float32)
-    cards[list(game.hands[seat])] = 1.0
+    cards = [0.0] * game.deck.size  # plain values: the layout encodes them in one go
+    for i in game.hands[seat]:
+        cards[i] = 1.0
     phase = [0.0, 0.0, 0.0]
     phase[int(game.phase)] = 1.0
     strength = ev.strength(game.hands[seat])
@@ -103,7 +104,7 @@ def observe(game: CardPokerGame, seat: int, deals_left: int = 0, net: float = 0.
     return layout(game.deck.size, n).encode(
         cards=cards,
         phase=phase,
-        hand_rank=ev.order.index(ev.categories[strength]),
+        hand_rank=ev._place[ev.categories[strength]],
         hand_strength=ev.percentile[strength],
         pot=game.pot,
         bid=game.level,

@@ -29,7 +29,7 @@ def layout(n_dice: int = 5) -> Layout:
         raise ValueError(f"n_dice must be 5 or 6, got {n_dice!r}")
     inf = np.inf
     top = 6 * n_dice
-    return Layout(
+    out = Layout(
         [
             Field(
                 "dice",
@@ -87,6 +87,29 @@ def layout(n_dice: int = 5) -> Layout:
         ],
         what=f"dice poker with {n_dice} dice",
     )
+    if out.names != _ORDER:
+        raise AssertionError(f"observe writes the fields {_ORDER}, the layout has {out.names}")
+    return out
+
+
+# the order observe writes the fields in
+_ORDER = (
+    "dice",
+    "frozen",
+    "face_counts",
+    "rolls_used",
+    "hand",
+    "best",
+    "best_count",
+    "players_after",
+    "round_players",
+    "pot",
+    "playoff",
+    "seat",
+    "position",
+    "games_left",
+    "chips",
+)
 
 
 def obs_fields(n_dice: int) -> list[tuple[str, int]]:
@@ -124,23 +147,39 @@ def observe(game: DicePokerGame, seat: int, games_left: int = 0, chips: float = 
         if d:
             counts[d - 1] += 1
     order = game.round_order
-    return layout(n).encode(
-        dice=dice,
-        frozen=[float(f) for f in game.frozen] if own_turn else [0.0] * n,
-        face_counts=counts,
-        rolls_used=game.rolls_used if own_turn else 0,
-        hand=hand_vector(game.rules.rank(game.dice)) if own_turn else hand_vector(None),
-        best=hand_vector(best),
-        best_count=best_count,
-        players_after=game.players_after if not game.done else 0,
-        round_players=len(order),
-        pot=game.pot,
-        playoff=game.playoff,
-        seat=seat,
-        position=order.index(seat) if seat in order else -1,
-        games_left=games_left,
-        chips=chips,
+    # the fields in layout order as one list (layout() checks the order)
+    flat = (
+        dice
+        + ([float(f) for f in game.frozen] if own_turn else [0.0] * n)
+        + counts
+        + [game.rolls_used if own_turn else 0]
+        + (_hand_vector_of(game.rules, game.dice) if own_turn else [-1.0, 0.0, 0.0, 0.0])
+        + hand_vector(best)
+        + [
+            best_count,
+            game.players_after if not game.done else 0,
+            len(order),
+            game.pot,
+            game.playoff,
+            seat,
+            order.index(seat) if seat in order else -1,
+            games_left,
+            chips,
+        ]
     )
+    return np.array(flat, dtype=np.float32)
+
+
+def _hand_vector_of(rules, dice: tuple[int, ...]) -> list[float]:
+    """``hand_vector(rules.rank(dice))``, kept per rules object and dice."""
+    known = rules.__dict__.get("_obs_hands")
+    if known is None:
+        known = {}
+        object.__setattr__(rules, "_obs_hands", known)  # a cache beside the frozen fields
+    v = known.get(dice)
+    if v is None:
+        v = known[dice] = hand_vector(rules.rank(dice))
+    return v
 
 
 def decode_observation(obs: np.ndarray, n_dice: int = 5) -> dict[str, np.ndarray | float]:

@@ -418,10 +418,11 @@ class _Lookup:
 
     def __init__(self, ev: HandEvaluator) -> None:
         deck = ev.deck
-        # a card -> its deck index (as Deck.indices numbers it); X -> -1, placed later
+        # a card -> its deck index, as Deck.indices numbers it: X is the first joker (a
+        # second X repeats it, and the general path gives it the second joker)
         self.index = {card: i for i, card in enumerate(deck.cards) if card != JOKER}
-        self.index[JOKER] = -1
-        self.jokers = sorted(deck.joker_indices)
+        if deck.joker_indices:
+            self.index[JOKER] = min(deck.joker_indices)
         self.binom = ev._binom_lists
         self.table = ev._table_array
         self.fields = [
@@ -435,17 +436,6 @@ class _Lookup:
             }
             for s, (cat, tb) in enumerate(zip(ev.categories, ev.tiebreaks, strict=True))
         ]
-
-
-    def place_jokers(self, *ids: int) -> tuple[int, ...]:
-        """Sorted indices with each X (-1, sorted first) given the next free joker, as
-        :meth:`Deck.indices` does; an X too many stays -1 (the general path raises)."""
-        ids = list(ids)
-        free = iter([j for j in self.jokers if j not in ids])
-        for k, i in enumerate(ids):
-            if i == -1:
-                ids[k] = next(free, -1)
-        return tuple(sorted(ids))
 
 
 _LOOKUPS: dict[tuple, _Lookup] = {}
@@ -473,18 +463,15 @@ def evaluate_hand(cards: str | Iterable[str | Card], **variant) -> CardHand:
     if look is None:
         look = _lookup(variant)
     if type(cards) is list or type(cards) is tuple:
-        # Five distinct Cards of the deck: one table lookup. The printed joker X sorts
-        # first (-1) and takes the next free joker's index. Anything else (a card not of
-        # the deck, a repeat) goes the general way below, which also raises.
+        # Five distinct Cards of the deck: one table lookup. Anything else (a card not of
+        # the deck, a repeat, two X) goes the general way below, which also raises.
         index = look.index
         try:
             c0, c1, c2, c3, c4 = cards
             a, b, c, d, e = sorted((index[c0], index[c1], index[c2], index[c3], index[c4]))
         except (KeyError, TypeError, ValueError):
-            a = b = -2
-        if a == -1:
-            a, b, c, d, e = look.place_jokers(a, b, c, d, e)
-        if 0 <= a < b < c < d < e:
+            a = b = 0
+        if a < b < c < d < e:
             bl = look.binom
             s = look.table[bl[1][a] + bl[2][b] + bl[3][c] + bl[4][d] + bl[5][e]]
             fields = look.fields[s].copy()

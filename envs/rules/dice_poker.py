@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
@@ -118,6 +119,19 @@ def roll_for_first(
             return contenders[0], rounds
 
 
+@cache
+def _rerolls(n_actions: int, frozen: int) -> tuple[int, ...]:
+    """The re-roll bit sets that leave the ``frozen`` dice alone (0, stand, among them)."""
+    return tuple(a for a in range(n_actions) if a & frozen == 0)
+
+
+@cache
+def _reroll_mask(n_actions: int, frozen: int) -> np.ndarray:
+    mask = action_mask(list(_rerolls(n_actions, frozen)), n_actions)
+    mask.flags.writeable = False
+    return mask
+
+
 class DicePokerGame:
     """One game, play-offs included. Mutable; :meth:`copy` gives an independent one.
 
@@ -186,11 +200,12 @@ class DicePokerGame:
         """Re-roll bit sets allowed now; 0 (stand) is always allowed while the game runs."""
         if self.done or self.rolls_used >= MAX_ROLLS:
             return []
-        frozen = self.frozen_mask()
-        return [a for a in range(self.rules.n_actions) if a & frozen == 0]
+        return list(_rerolls(self.rules.n_actions, self.frozen_mask()))
 
     def action_mask(self) -> np.ndarray:
-        return action_mask(self.legal_actions(), self.rules.n_actions)
+        if self.done or self.rolls_used >= MAX_ROLLS:
+            return action_mask([], self.rules.n_actions)
+        return _reroll_mask(self.rules.n_actions, self.frozen_mask()).copy()
 
     def stakes(self) -> dict[int, int]:
         """What each seat has put into the pot (the ante; play-offs add none)."""
