@@ -15,6 +15,7 @@ def _worktrees() -> str:
     return subprocess.run(git, capture_output=True, text=True).stdout
 
 
+@pytest.mark.heavy
 def test_head_against_itself_prints_a_row_per_case():
     before = _worktrees()
     lines = ab_speed.main(

@@ -23,6 +23,7 @@ def test_variants_change_only_what_they_name():
     assert ppo["policy_kwargs"]["activation_fn"] == "relu"  # the config itself is untouched
 
 
+@pytest.mark.heavy
 def test_one_round_prints_every_variant(capsys):
     ppo_speed.main(["--rounds", "1", "--n-envs", "4"])
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]

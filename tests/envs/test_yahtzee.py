@@ -215,6 +215,7 @@ def test_random_agent_games_through_the_env(env_id, rules, rows):
         assert lo <= info["total"] <= hi
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("rules", ["russian", "classic"])
 def test_ten_thousand_random_games(rules):
     """A uniformly random legal action each step, as RandomAgent, on the engine the env wraps.
