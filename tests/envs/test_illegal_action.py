@@ -352,3 +352,34 @@ def test_the_checkers_pass_in_every_mode(env_id, mode):
 
     check_env(_make(env_id, illegal_action=mode).unwrapped, skip_render_check=True)
     sb3_check_env(_make(env_id, illegal_action=mode), warn=False)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs"),
+    [
+        ("DicePoker-v0", {"episode": "circle"}),
+        ("CardPoker-v0", {"episode": "session", "max_deals": 5}),
+    ],
+)
+def test_a_series_returns_its_chips_plus_the_penalty(env_id, kwargs):
+    """Over a circle or a session ended by an illegal action, the episode's return is the
+    learner's net chips (earlier games included) plus the one penalty; chips sum to zero."""
+    rng = np.random.default_rng(0)
+    env = gym.make(env_id, illegal_action="terminate", opponents="random", **kwargs)
+    ended_illegally = 0
+    for episode in range(20):
+        _, info = env.reset(seed=episode)
+        total, done, k = 0.0, False, 0
+        patience = int(rng.integers(1, 15))
+        while not done:
+            mask = info["action_mask"]
+            k += 1
+            a = _illegal(mask) if k > patience and (~mask).any() else _legal(rng, mask)
+            _, reward, done, _, info = env.step(a)
+            total += reward
+        ledger = _ledger(env)
+        penalty = -1.0 if info.get("illegal_action") else 0.0
+        ended_illegally += penalty != 0
+        assert sum(ledger) == 0
+        assert total == pytest.approx(ledger[env.unwrapped.agent_seat] + penalty)
+    assert ended_illegally > 0
