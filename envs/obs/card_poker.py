@@ -34,7 +34,7 @@ def layout(n_cards: int = 36, n_players: int = 3) -> Layout:
     (``n_players=0`` gives the fixed part only, used to read the count from a length)."""
     inf = np.inf
     n = n_players
-    return Layout(
+    out = Layout(
         [
             Field("cards", n_cards, 0, 1, "own hand, one-hot over the deck (deck index below)"),
             Field("phase", 3, 0, 1, "one-hot: draw, bet, over"),
@@ -74,6 +74,31 @@ def layout(n_cards: int = 36, n_players: int = 3) -> Layout:
         ],
         what=f"card poker with {n_cards} cards and {n_players} players",
     )
+    if out.names != _ORDER:
+        raise AssertionError(f"observe writes the fields {_ORDER}, the layout has {out.names}")
+    return out
+
+
+# the order observe writes the fields in
+_ORDER = (
+    "cards",
+    "phase",
+    "hand_rank",
+    "hand_strength",
+    "pot",
+    "bid",
+    "reveal_cost",
+    "bids",
+    "bids_left",
+    "position",
+    "deals_left",
+    "net",
+    "stacks",
+    "drawn",
+    "in",
+    "bids_by",
+    "bid_chips",
+)
 
 
 def obs_fields(n_cards: int, n_players: int) -> list[tuple[str, int]]:
@@ -101,25 +126,25 @@ def observe(game: CardPokerGame, seat: int, deals_left: int = 0, net: float = 0.
     phase[int(game.phase)] = 1.0
     strength = ev.strength(game.hands[seat])
     seats = [(seat + k) % n for k in range(n)]
-    return layout(game.deck.size, n).encode(
-        cards=cards,
-        phase=phase,
-        hand_rank=ev._place[ev.categories[strength]],
-        hand_strength=ev.percentile[strength],
-        pot=game.pot,
-        bid=game.level,
-        reveal_cost=game.reveal_cost,
-        bids=game.n_bids,
-        bids_left=game.bids_left,
-        position=game.position(seat),
-        deals_left=deals_left,
-        net=net,
-        stacks=[game.stacks[s] for s in seats],
-        drawn=[game.drawn[s] for s in seats],
-        **{"in": [float(game.in_play[s]) for s in seats]},
-        bids_by=[game.bids_made[s] for s in seats],
-        bid_chips=[game.bid_chips[s] for s in seats],
-    )
+    # the fields in layout order as one list (layout() checks the order)
+    flat = cards + phase + [
+        ev._place[ev.categories[strength]],
+        ev.percentile[strength],
+        game.pot,
+        game.level,
+        game.reveal_cost,
+        game.n_bids,
+        game.bids_left,
+        game.position(seat),
+        deals_left,
+        net,
+    ]
+    flat += [game.stacks[s] for s in seats]
+    flat += [game.drawn[s] for s in seats]
+    flat += [float(game.in_play[s]) for s in seats]
+    flat += [game.bids_made[s] for s in seats]
+    flat += [game.bid_chips[s] for s in seats]
+    return np.array(flat, dtype=np.float32)
 
 
 def decode_observation(obs: np.ndarray, n_cards: int = 36) -> dict[str, np.ndarray | float]:
