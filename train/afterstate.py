@@ -60,7 +60,7 @@ from train.common.config import (
 )
 from train.common.progress import Progress
 from train.common.results import EVAL_SEED, mean_ci, write_final
-from train.common.rundir import check_out_dir, choose_run_dir, due, prepare, save_rows
+from train.common.rundir import RunNamed, check_out_dir, choose_run_dir, due, prepare, save_rows
 
 
 @dataclass
@@ -101,20 +101,11 @@ class RunConfig:
 
 
 @dataclass
-class Config:
+class Config(RunNamed):
     name: str
     env: EnvConfig
     value: ValueConfig
     run: RunConfig
-
-    @property
-    def game(self) -> str:
-        return games.by_gym_id(self.env.id).name
-
-    @property
-    def run_dir(self) -> Path:
-        """The run name's folder (the run itself may take a numbered one: train.common.rundir)."""
-        return Path(self.run.out_dir) / f"{self.game}__{self.name}__{self.run.seed}"
 
 
 def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:

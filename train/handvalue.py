@@ -53,7 +53,7 @@ from train.common.config import (
 )
 from train.common.progress import Progress
 from train.common.results import write_final
-from train.common.rundir import check_out_dir, choose_run_dir, due, prepare, save_rows
+from train.common.rundir import RunNamed, check_out_dir, choose_run_dir, due, prepare, save_rows
 
 TABLE_KEYS = ("n_players", "opponents")  # the table options a config may set
 PRIORS = ("optimistic", "zero")
@@ -89,15 +89,11 @@ class RunConfig:
 
 
 @dataclass
-class Config:
+class Config(RunNamed):
     name: str
     env: EnvConfig
     learner: LearnerConfig
     run: RunConfig
-
-    @property
-    def game(self) -> str:
-        return games.by_gym_id(self.env.id).name
 
     @property
     def n_players(self) -> int:
@@ -110,11 +106,6 @@ class Config:
     @property
     def rule_options(self) -> dict:
         return {k: v for k, v in self.env.kwargs.items() if k not in TABLE_KEYS}
-
-    @property
-    def run_dir(self) -> Path:
-        """The run name's folder (the run itself may take a numbered one: train.common.rundir)."""
-        return Path(self.run.out_dir) / f"{self.game}__{self.name}__{self.run.seed}"
 
 
 def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:

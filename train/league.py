@@ -73,13 +73,13 @@ from train.common.config import (
 )
 from train.common.progress import Progress
 from train.common.results import EVAL_SEED, FINAL_SEED, write_final
-from train.common.rundir import check_out_dir, choose_run_dir, prepare, save_rows
+from train.common.rundir import check_out_dir, choose_run_dir, save_rows
 from train.common.sb3 import (
     EnvConfig,
     build_model,
     check_same_network,
-    clock_callback,
     learn_rest,
+    open_run,
     ppo_arguments,
     resume_model,
     save_model,
@@ -548,15 +548,12 @@ def main(argv: list[str] | None = None) -> Path:
         if cfg.run.normalize_obs:
             vec = VecNormalize(vec, norm_obs=True, norm_reward=False)
         model = build_model(cfg.ppo, vec, cfg.run.seed)
-    resolved = {"trainer": "league", "env": dataclasses.asdict(cfg.env), "ppo": cfg.ppo}
-    resolved.update(league=dataclasses.asdict(cfg.league), run=dataclasses.asdict(cfg.run))
-    metrics = prepare(run_dir, args.resume, resolved, last, ("pool",), ("pool/snap_*",))
-    normalizer = vec if cfg.run.normalize_obs else None
-    clock, callback = clock_callback(metrics, args.resume, model)
-    progress = Progress(
-        run_dir, cfg.run.total_timesteps, model.num_timesteps, "steps", clock.wall_before
+    sections = {"trainer": "league", "env": cfg.env, "ppo": cfg.ppo, "league": cfg.league}
+    sections["run"] = cfg.run
+    metrics, _, callback, progress = open_run(
+        cfg, args.resume, model, last, sections, ("pool/snap_*",)
     )
-    progress.start(cfg.run_name)
+    normalizer = vec if cfg.run.normalize_obs else None
     tables: LeagueTables = tables_vec.engine
     since = {"t": time.perf_counter(), "step": model.num_timesteps, "deals": 0}
 

@@ -21,7 +21,6 @@ if not __package__:  # run as a file: this checkout's packages first
     import _bootstrap  # noqa: F401
 
 import argparse
-import dataclasses
 import time
 from pathlib import Path
 
@@ -35,8 +34,7 @@ from train.common.config import (  # noqa: F401  (CONFIG_DIR, find_config: train
     find_config,
     run_overrides,
 )
-from train.common.progress import Progress
-from train.common.rundir import choose_run_dir, prepare, save_rows
+from train.common.rundir import choose_run_dir, save_rows
 from train.common.sb3 import (  # noqa: F401  (train.ppo's public names, kept)
     Config,
     EnvConfig,
@@ -58,6 +56,7 @@ from train.common.sb3 import (  # noqa: F401  (train.ppo's public names, kept)
     make_vec_env,
     measure,
     next_multiple,
+    open_run,
     optimal_score,
     plot_curve,
     ppo_arguments,
@@ -93,15 +92,11 @@ def main(argv: list[str] | None = None) -> Path:
         vec = make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed)
         model = build_model(cfg.ppo, vec, cfg.run.seed, tensorboard_log=str(run_dir / "tb"))
     best_known = None if scored_in_chips(cfg) else optimal_score(cfg)
-    resolved = {"trainer": "ppo", "env": dataclasses.asdict(cfg.env), "ppo": cfg.ppo}
-    resolved["run"] = dataclasses.asdict(cfg.run)
-    metrics = prepare(run_dir, args.resume, resolved, last, ("pool",), ("pool/*.zip",))
-    normalizer = vec if cfg.run.normalize_obs else None
-    clock, callback = clock_callback(metrics, args.resume, model)
-    progress = Progress(
-        run_dir, cfg.run.total_timesteps, model.num_timesteps, "steps", clock.wall_before
+    sections = {"trainer": "ppo", "env": cfg.env, "ppo": cfg.ppo, "run": cfg.run}
+    metrics, clock, callback, progress = open_run(
+        cfg, args.resume, model, last, sections, ("pool/*.zip",)
     )
-    progress.start(cfg.run_name)
+    normalizer = vec if cfg.run.normalize_obs else None
 
     def record(step: int, n_episodes: int, label: str = "") -> dict[str, float]:
         from agents.ppo import PPOAgent

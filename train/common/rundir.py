@@ -28,6 +28,33 @@ from pathlib import Path
 from agents.atomic import atomic_write, write_text
 from train.common.config import ConfigError
 
+
+class RunNamed:
+    """The names of a config's run (a mixin of the trainers' config dataclasses, which have
+    ``name``, ``env.id``, ``run.seed`` and ``run.out_dir``): its game, ``run_name``
+    (``{game}__{config}__{seed}``) and ``run_dir``: ``out_dir/run_name`` until the run has
+    chosen its own folder (:meth:`use_folder`: a numbered one, or ``--run``)."""
+
+    _folder = None
+
+    @property
+    def game(self) -> str:
+        from envs import games
+
+        return games.by_gym_id(self.env.id).name
+
+    @property
+    def run_name(self) -> str:
+        return f"{self.game}__{self.name}__{self.run.seed}"
+
+    @property
+    def run_dir(self) -> Path:
+        return self._folder or Path(self.run.out_dir) / self.run_name
+
+    def use_folder(self, folder: Path) -> None:
+        self._folder = Path(folder)
+
+
 _CHECKPOINT = re.compile(r"^[a-z]+_(\d+)\.(zip|pt|npz)$")
 FINISHED = "final.json"
 

@@ -39,7 +39,7 @@ from train.common.config import (
     read_sections,
 )
 from train.common.results import EVAL_SEED, mean_ci, write_final
-from train.common.rundir import check_out_dir
+from train.common.rundir import RunNamed, check_out_dir, prepare
 
 
 def scored_in_chips(cfg: Config) -> bool:
@@ -84,30 +84,11 @@ class RunConfig:
 
 
 @dataclass
-class Config:
+class Config(RunNamed):
     name: str
     env: EnvConfig
     ppo: dict[str, Any]
     run: RunConfig
-
-    @property
-    def game(self) -> str:
-        return games.by_gym_id(self.env.id).name
-
-    @property
-    def run_name(self) -> str:
-        return f"{self.game}__{self.name}__{self.run.seed}"
-
-    _folder = None  # the run folder chosen (train.common.rundir), once it is
-
-    @property
-    def run_dir(self) -> Path:
-        """The run folder: ``out_dir/run_name`` until the run has chosen its own
-        (:meth:`use_folder`: a numbered one, or ``--run``)."""
-        return self._folder or Path(self.run.out_dir) / self.run_name
-
-    def use_folder(self, folder: Path) -> None:
-        self._folder = Path(folder)
 
 
 # -- config loading ------------------------------------------------------------------------------
@@ -659,6 +640,23 @@ def _evaluation_missing(path: Path, step: int, every: int) -> bool:
     with path.open(newline="") as f:
         done = [int(float(r["timesteps"])) for r in csv.DictReader(f)]
     return not any(due <= t <= step for t in done)
+
+
+def open_run(cfg: Config, resume: bool, model, last: Path | None, sections: dict, stale=()):
+    """Ready the run folder of an SB3 run (``pool/`` in it; ``stale``: globs a fresh start
+    removes) with ``config.yaml`` from ``sections`` (dataclasses or mappings); returns
+    ``(metrics.csv path, Clock, callback class, Progress)`` and says how much is left."""
+    from train.common.progress import Progress
+
+    resolved = {
+        k: dataclasses.asdict(v) if dataclasses.is_dataclass(v) else v for k, v in sections.items()
+    }
+    metrics = prepare(cfg.run_dir, resume, resolved, last, ("pool",), stale)
+    clock, callback = clock_callback(metrics, resume, model)
+    total, done = cfg.run.total_timesteps, model.num_timesteps
+    progress = Progress(cfg.run_dir, total, done, "steps", clock.wall_before)
+    progress.start(cfg.run_name)
+    return metrics, clock, callback, progress
 
 
 def save_model(model, path: Path, normalizer=None) -> None:
