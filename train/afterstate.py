@@ -60,7 +60,15 @@ from train.common.config import (
 )
 from train.common.progress import Progress
 from train.common.results import EVAL_SEED, mean_ci, write_final
-from train.common.rundir import RunNamed, check_out_dir, choose_run_dir, due, prepare, save_rows
+from train.common.rundir import (
+    RunNamed,
+    check_more_to_train,
+    check_out_dir,
+    choose_run_dir,
+    due,
+    prepare,
+    save_rows,
+)
 
 
 @dataclass
@@ -297,6 +305,7 @@ def main(argv: list[str] | None = None) -> Path:
         net = load_value(last)
         meta = torch.load(last, map_location="cpu", weights_only=False)["meta"]
         played, wall_before = int(meta["games"]), float(meta["wall_s"])
+        check_more_to_train(run_dir, played, cfg.run.total_games, "games")
         print(f"resuming {run_dir} from {last.name} ({played} games)")
     else:
         net = ValueNet(rules, tuple(cfg.value.hidden))

@@ -53,7 +53,15 @@ from train.common.config import (
 )
 from train.common.progress import Progress
 from train.common.results import write_final
-from train.common.rundir import RunNamed, check_out_dir, choose_run_dir, due, prepare, save_rows
+from train.common.rundir import (
+    RunNamed,
+    check_more_to_train,
+    check_out_dir,
+    choose_run_dir,
+    due,
+    prepare,
+    save_rows,
+)
 
 TABLE_KEYS = ("n_players", "opponents")  # the table options a config may set
 PRIORS = ("optimistic", "zero")
@@ -252,6 +260,7 @@ def main(argv: list[str] | None = None) -> Path:
         table, meta = load_values(last)
         played, iteration = int(meta["games"]), int(meta["iteration"])
         wall_before = float(meta["wall_s"])
+        check_more_to_train(run_dir, played, cfg.run.total_games, "games")
         print(f"resuming {run_dir} from {last.name} ({played} games)")
     else:
         top = (cfg.n_players - 1) * rules.ante  # the most a game pays

@@ -73,7 +73,7 @@ from train.common.config import (
 )
 from train.common.progress import Progress
 from train.common.results import EVAL_SEED, FINAL_SEED, write_final
-from train.common.rundir import check_out_dir, choose_run_dir, save_rows
+from train.common.rundir import check_more_to_train, check_out_dir, choose_run_dir, save_rows
 from train.common.sb3 import (
     EnvConfig,
     build_model,
@@ -540,6 +540,7 @@ def main(argv: list[str] | None = None) -> Path:
 
         last, model, vec = resume_model(checkpoints, cfg.run.normalize_obs, tables_at)
         population, tables_vec = holder["population"], holder["vec"]
+        check_more_to_train(run_dir, model.num_timesteps, cfg.run.total_timesteps, "timesteps")
         names = ", ".join(m.name for m in population.members)
         print(f"resuming {run_dir} from {last.name} ({model.num_timesteps} steps; {names})")
     else:

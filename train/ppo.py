@@ -34,7 +34,7 @@ from train.common.config import (  # noqa: F401  (CONFIG_DIR, find_config: train
     find_config,
     run_overrides,
 )
-from train.common.rundir import choose_run_dir, save_rows
+from train.common.rundir import check_more_to_train, choose_run_dir, save_rows
 from train.common.sb3 import (  # noqa: F401  (train.ppo's public names, kept)
     Config,
     EnvConfig,
@@ -87,6 +87,7 @@ def main(argv: list[str] | None = None) -> Path:
         envs_at = lambda step: make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed + step)  # noqa: E731
         last, model, vec = resume_model(checkpoints, cfg.run.normalize_obs, envs_at)
         model.tensorboard_log = str(run_dir / "tb")
+        check_more_to_train(run_dir, model.num_timesteps, cfg.run.total_timesteps, "timesteps")
         print(f"resuming {run_dir} from {last.name} ({model.num_timesteps} steps)")
     else:
         vec = make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed)

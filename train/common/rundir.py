@@ -278,6 +278,16 @@ def prepare(
     return metrics
 
 
+def check_more_to_train(run_dir: Path, done: int, total: int, unit: str) -> None:
+    """``--resume`` of a finished run must train it further: resuming one that has its
+    ``total`` already would only measure its end again (a second final row)."""
+    if (run_dir / FINISHED).exists() and done >= total:
+        raise FileExistsError(
+            f"{run_dir} already holds a finished run of {done} {unit}; give a larger "
+            f"--total-{unit} to train it further"
+        )
+
+
 def due(count: int, step: int, every: int) -> bool:
     """Whether the last ``step`` units, up to ``count``, passed a multiple of ``every`` (an
     evaluation or checkpoint falls due)."""
