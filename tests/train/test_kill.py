@@ -5,7 +5,9 @@ seed: one row per evaluation point, none missing, none twice (tests/train/kill_d
 does the killing). The hand-value learner plays the same games after a resume, so there
 every figure but the wall time matches too.
 
-Budgets are tiny: each trainer's series takes a few seconds of training in all.
+Budgets are tiny: each trainer's series is about two short runs of training and a few
+seconds of startups (about 20-40 s per trainer on a quiet 2-core machine; several times
+that under load). Marked ``heavy``.
 """
 
 from __future__ import annotations
@@ -91,6 +93,7 @@ def rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("trainer", sorted(CONFIGS))
 def test_kill_at_random_moments_then_resume_gives_the_uninterrupted_rows(tmp_path, trainer):
     data = {**CONFIGS[trainer]}
@@ -136,5 +139,6 @@ def test_kill_at_random_moments_then_resume_gives_the_uninterrupted_rows(tmp_pat
             }
     final = json.loads((killed / "final.json").read_text())
     assert final["learner"] == trainer
-    log_lines = (killed / "progress.log").read_text().splitlines()
-    assert any("final: " in line for line in log_lines)
+    # every evaluation said its line (with the time left) in the run's log as it happened
+    said = [line for line in (killed / "progress.log").read_text().splitlines() if "ETA" in line]
+    assert len(said) >= len(want)
