@@ -50,7 +50,6 @@ from envs.vector import play_games
 from train.common.config import (
     ConfigError,
     add_run_arguments,
-    append_csv,
     build,
     check_positive,
     command_line,
@@ -61,6 +60,7 @@ from train.common.config import (
 from train.common.progress import Progress
 from train.common.results import EVAL_SEED, mean_ci, write_final
 from train.common.rundir import (
+    Rows,
     RunNamed,
     check_more_to_train,
     check_out_dir,
@@ -311,7 +311,8 @@ def main(argv: list[str] | None = None) -> Path:
         net = ValueNet(rules, tuple(cfg.value.hidden))
     resolved = {"trainer": "afterstate"}
     resolved.update({k: dataclasses.asdict(getattr(cfg, k)) for k in ("env", "value", "run")})
-    metrics = prepare(run_dir, args.resume, resolved, last)
+    metrics = prepare(run_dir, args.resume, resolved)
+    rows = Rows(metrics, "games", args.resume, last)
     best = optimal_score(cfg)
     progress = Progress(run_dir, cfg.run.total_games, played, "games", wall_before)
     progress.start(run_dir.name)
@@ -322,7 +323,7 @@ def main(argv: list[str] | None = None) -> Path:
         row = {"games": played, "wall_s": round(progress.elapsed(), 2)}
         row.update(evaluate(AfterstateAgent(net, cfg.game, **cfg.env.kwargs), cfg, n_games))
         row["pct_optimal"] = 100 * row["score"] / best
-        append_csv(metrics, row)
+        rows.add(row)
         progress.line(played, row, label)
         net.train()
         return row

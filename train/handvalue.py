@@ -43,7 +43,6 @@ from tools.dice_poker_seats import seat_results
 from train.common.config import (
     ConfigError,
     add_run_arguments,
-    append_csv,
     build,
     check_positive,
     command_line,
@@ -54,6 +53,7 @@ from train.common.config import (
 from train.common.progress import Progress
 from train.common.results import write_final
 from train.common.rundir import (
+    Rows,
     RunNamed,
     check_more_to_train,
     check_out_dir,
@@ -270,7 +270,8 @@ def main(argv: list[str] | None = None) -> Path:
         )
     resolved = {"trainer": "handvalue"}
     resolved.update({k: dataclasses.asdict(getattr(cfg, k)) for k in ("env", "learner", "run")})
-    metrics = prepare(run_dir, args.resume, resolved, last)
+    metrics = prepare(run_dir, args.resume, resolved)
+    rows = Rows(metrics, "games", args.resume, last)
     learner = HandValueAgent(table, cfg.game, **cfg.rule_options)
     opponent = make_agent(cfg.opponents, cfg.game, **cfg.rule_options)
     progress = Progress(run_dir, cfg.run.total_games, played, "games", wall_before)
@@ -283,7 +284,7 @@ def main(argv: list[str] | None = None) -> Path:
         row.update({k: r[k] for k in ("chips", "chips_ci95", "win")})
         row.update({f"chips_place{p}": c for p, c in enumerate(r["seat_chips"])})
         row.update({f"win_place{p}": w for p, w in enumerate(r["seat_win"])})
-        append_csv(metrics, row)
+        rows.add(row)
         progress.line(played, row, label)
         return r
 

@@ -63,7 +63,6 @@ from train.common import sb3
 from train.common.config import (
     ConfigError,
     add_run_arguments,
-    append_csv,
     build,
     command_line,
     is_int,
@@ -551,7 +550,7 @@ def main(argv: list[str] | None = None) -> Path:
         model = build_model(cfg.ppo, vec, cfg.run.seed)
     sections = {"trainer": "league", "env": cfg.env, "ppo": cfg.ppo, "league": cfg.league}
     sections["run"] = cfg.run
-    metrics, _, callback, progress = open_run(
+    rows, _, callback, progress = open_run(
         cfg, args.resume, model, last, sections, ("pool/snap_*",)
     )
     normalizer = vec if cfg.run.normalize_obs else None
@@ -572,7 +571,7 @@ def main(argv: list[str] | None = None) -> Path:
         measure(learner(), population.members, cfg, cfg.league.eval_deals)
         speed["eval_s"] = round(time.perf_counter() - now, 2)
         row = metrics_row(population, step, progress.elapsed(), speed)
-        append_csv(metrics, row)
+        rows.add(row)
         progress.line(step, row)
         since.update(t=time.perf_counter(), step=step, deals=deals)
         return row
@@ -588,7 +587,7 @@ def main(argv: list[str] | None = None) -> Path:
     def checkpoint(step: int) -> None:
         # the rows and the population first: a checkpoint's zip is there only when they are
         path = run_dir / "checkpoints" / f"step_{step}.zip"
-        save_rows(path, metrics)
+        save_rows(path, rows.path)
         write_text(state_path(path), json.dumps(population.state()))
         save_model(model, path, normalizer)
 

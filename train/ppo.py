@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> Path:
         model = build_model(cfg.ppo, vec, cfg.run.seed, tensorboard_log=str(run_dir / "tb"))
     best_known = None if scored_in_chips(cfg) else optimal_score(cfg)
     sections = {"trainer": "ppo", "env": cfg.env, "ppo": cfg.ppo, "run": cfg.run}
-    metrics, clock, callback, progress = open_run(
+    rows, clock, callback, progress = open_run(
         cfg, args.resume, model, last, sections, ("pool/*.zip",)
     )
     normalizer = vec if cfg.run.normalize_obs else None
@@ -106,12 +106,12 @@ def main(argv: list[str] | None = None) -> Path:
         row = {"timesteps": step, "wall_s": progress.elapsed()}
         row.update(measure(PPOAgent.from_model(model, normalizer), cfg, n_episodes, best_known))
         row.update(clock.account(step, time.perf_counter() - tick))
-        append_csv(metrics, row)
+        rows.add(row)
         progress.line(step, row, label)
         return row
 
     def checkpoint(step: int) -> None:
-        save_rows(run_dir / "checkpoints" / f"step_{step}.zip", metrics)
+        save_rows(run_dir / "checkpoints" / f"step_{step}.zip", rows.path)
         save_model(model, run_dir / "checkpoints" / f"step_{step}.zip", normalizer)
 
     def snapshot(step: int) -> None:
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> Path:
         events.insert(0, (cfg.run.self_play.snapshot_every, snapshot))
     if not args.resume:
         record(0, cfg.run.eval_episodes)  # the untrained policy: the curve's first point
-    elif _evaluation_missing(metrics, model.num_timesteps, cfg.run.eval_every):
+    elif _evaluation_missing(rows.path, model.num_timesteps, cfg.run.eval_every):
         record(model.num_timesteps, cfg.run.eval_episodes)  # a row lost (older checkpoints)
     learn_rest(model, cfg.run.total_timesteps, callback(events), args, tb_log_name="ppo")
     if not (run_dir / "checkpoints" / f"step_{model.num_timesteps}.zip").exists():
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> Path:
     final = record(model.num_timesteps, cfg.run.final_eval_episodes, "final: ")
     record_videos(cfg, model, normalizer)
     vec.close()
-    reference = finish(cfg, metrics, final, best_known)
+    reference = finish(cfg, rows.path, final, best_known)
     report(cfg, model, final, reference, clock, best_known)
     return run_dir
 

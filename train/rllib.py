@@ -55,9 +55,9 @@ from agents import make_agent
 from agents.atomic import fsync_dir
 from envs import games
 from envs.cli import add_rule_argument, rule_options
-from train.common.config import ConfigError, append_csv, command_line, last_row
+from train.common.config import ConfigError, command_line, last_row
 from train.common.progress import Progress
-from train.common.rundir import prepare, save_rows, tracked_files
+from train.common.rundir import Rows, prepare, save_rows, tracked_files
 from train.common.sb3 import (
     Config,
     batched,
@@ -363,7 +363,8 @@ def main(argv: list[str] | None = None) -> Path:
         "ray": {"num_env_runners": args.num_env_runners, "num_learners": args.num_learners},
     }
     last = checkpoints[-1] if args.resume else None
-    metrics_path = prepare(run_dir, args.resume, resolved, last)
+    metrics_path = prepare(run_dir, args.resume, resolved)
+    rows = Rows(metrics_path, "timesteps", args.resume, last)
 
     init_ray(args.address, args.num_env_runners, args.num_learners)
     try:
@@ -394,7 +395,7 @@ def main(argv: list[str] | None = None) -> Path:
             row = {"timesteps": step, "wall_s": progress.elapsed()}
             agent = RLlibAgent.from_module(algo.get_module(mid))
             row.update(measure(agent, cfg, n_episodes, best_known))
-            append_csv(metrics_path, row)
+            rows.add(row)
             progress.line(step, row, label)
             return row
 

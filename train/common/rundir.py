@@ -13,8 +13,9 @@
 Checkpoints are ``checkpoints/<kind>_<count>.<ext>`` (``step_512.zip``, ``games_4096.pt``):
 a temporary file left by a kill in the middle of a save (``.step_512.zip.PID.tmp``) is no
 checkpoint. Each checkpoint knows how many ``metrics.csv`` rows were written when it was
-saved (:func:`save_rows`, :func:`rows_of`): a resumed run first cuts the file back to them
-(:func:`rollback_csv`), so that every evaluation point has one row, none missing, none twice.
+saved (:func:`save_rows`, :func:`rows_of`): a resumed run takes the rows written after it
+as its own evaluations at those steps (:class:`Rows`), so that every evaluation point has
+one row, none missing, none twice.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agents.atomic import atomic_write, write_text
+from agents.atomic import write_text
 from train.common.config import ConfigError
 
 
@@ -222,36 +223,21 @@ def rows_of(checkpoint: Path) -> int | None:
         return None
 
 
-def rollback_csv(metrics: Path, rows: int | None) -> None:
-    """Keep the header and the first ``rows`` whole rows of ``metrics`` (atomically): what
-    was written after the checkpoint a run resumes from is written again from there."""
-    if rows is None or not metrics.exists():
-        return
-    data = metrics.read_bytes()
-    lines = data[: data.rfind(b"\n") + 1].splitlines(keepends=True)
-    if len(lines) - 1 == rows and data.endswith(b"\n"):
-        return
-    with atomic_write(metrics) as f:
-        f.write(b"".join(lines[: rows + 1]))
-
-
 def prepare(
     run_dir: Path,
     resume: bool,
     resolved: dict,
-    last: Path | None = None,
     folders: tuple[str, ...] = (),
     stale: tuple[str, ...] = (),
 ) -> Path:
     """Make the run folder ready to write; its ``metrics.csv`` path.
 
     Fresh: what an attempt killed before its first checkpoint left (``metrics.csv``,
-    ``progress.log``, the files of the globs ``stale``) is removed. Resumed from checkpoint
-    ``last``: the rows written after it are cut off (:func:`rollback_csv`), unless the run
-    had finished (``final.json``, then removed: a finished run trained further keeps every
-    row). Both: ``checkpoints/`` and ``folders`` exist, temporary files of killed saves are
-    swept, ``config.yaml`` holds the resolved config ``resolved`` and a row a kill cut short
-    is dropped."""
+    ``progress.log``, the files of the globs ``stale``) is removed. Resumed: ``final.json``
+    is removed (a finished run trained further is not finished until it is). Both:
+    ``checkpoints/`` and ``folders`` exist, temporary files of killed saves are swept,
+    ``config.yaml`` holds the resolved config ``resolved`` and a row a kill cut short is
+    dropped."""
     import yaml
 
     from agents.atomic import sweep_stale_temps
@@ -269,13 +255,46 @@ def prepare(
                 old.unlink()
     write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
     repair_csv(metrics)
-    if resume and (run_dir / FINISHED).exists():
-        # a finished run trained further: its rows are all whole, the final one included;
-        # it is not finished again until this run is
-        (run_dir / FINISHED).unlink()
-    elif resume and last is not None:
-        rollback_csv(metrics, rows_of(last))
+    if resume:  # a finished run trained further is not finished again until this run is
+        (run_dir / FINISHED).unlink(missing_ok=True)
     return metrics
+
+
+class Rows:
+    """The ``metrics.csv`` of a run, appended one evaluation at a time (:meth:`add`).
+
+    Resumed from checkpoint ``last``, the rows a killed attempt wrote after that checkpoint
+    (it knows how many rows came before it: :func:`rows_of`) stand for the evaluations the
+    resumed run makes again at the same steps, in the same order: those are not written a
+    second time, so every evaluation point has one row, none missing, none twice, and no
+    whole row is ever taken back."""
+
+    def __init__(self, path: Path, key: str, resume: bool = False, last: Path | None = None):
+        import csv
+
+        self.path, self.key = Path(path), key
+        self.pending: list[float] = []
+        if resume and last is not None and self.path.exists():
+            with self.path.open(newline="") as f:
+                rows = list(csv.DictReader(f))
+            known = rows_of(last)
+            if known is None:  # an older checkpoint: the rows up to its step came before it
+                step = checkpoint_step(last)
+                known = sum(1 for r in rows if float(r[key]) <= step)
+            self.pending = [float(r[key]) for r in rows[known:]]
+
+    def add(self, row: dict) -> bool:
+        """Append ``row`` unless it is one a killed attempt wrote already; whether it was."""
+        from train.common.config import append_csv
+
+        step = float(row[self.key])
+        while self.pending and self.pending[0] < step:
+            self.pending.pop(0)  # a finished run trained further: its final row stays
+        if self.pending and self.pending[0] == step:
+            self.pending.pop(0)
+            return False
+        append_csv(self.path, row)
+        return True
 
 
 def check_more_to_train(run_dir: Path, done: int, total: int, unit: str) -> None:

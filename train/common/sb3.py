@@ -39,7 +39,7 @@ from train.common.config import (
     read_sections,
 )
 from train.common.results import EVAL_SEED, mean_ci, write_final
-from train.common.rundir import RunNamed, check_out_dir, prepare
+from train.common.rundir import Rows, RunNamed, check_out_dir, prepare
 
 
 def scored_in_chips(cfg: Config) -> bool:
@@ -645,18 +645,20 @@ def _evaluation_missing(path: Path, step: int, every: int) -> bool:
 def open_run(cfg: Config, resume: bool, model, last: Path | None, sections: dict, stale=()):
     """Ready the run folder of an SB3 run (``pool/`` in it; ``stale``: globs a fresh start
     removes) with ``config.yaml`` from ``sections`` (dataclasses or mappings); returns
-    ``(metrics.csv path, Clock, callback class, Progress)`` and says how much is left."""
+    ``(metrics.csv rows, Clock, callback class, Progress)`` and says how much is left
+    (``last``: the checkpoint resumed from, None for a fresh run)."""
     from train.common.progress import Progress
 
     resolved = {
         k: dataclasses.asdict(v) if dataclasses.is_dataclass(v) else v for k, v in sections.items()
     }
-    metrics = prepare(cfg.run_dir, resume, resolved, last, ("pool",), stale)
+    metrics = prepare(cfg.run_dir, resume, resolved, ("pool",), stale)
+    rows = Rows(metrics, "timesteps", resume, last)
     clock, callback = clock_callback(metrics, resume, model)
     total, done = cfg.run.total_timesteps, model.num_timesteps
     progress = Progress(cfg.run_dir, total, done, "steps", clock.wall_before)
     progress.start(cfg.run_name)
-    return metrics, clock, callback, progress
+    return rows, clock, callback, progress
 
 
 def save_model(model, path: Path, normalizer=None) -> None:
