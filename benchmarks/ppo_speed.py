@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from train.ppo import load_config, make_vec_env, ppo_arguments  # noqa: E402
+from train.common.sb3 import load_config, make_vec_env, ppo_arguments  # noqa: E402
 
 
 def variants(ppo: dict) -> dict[str, tuple[dict, bool]]:

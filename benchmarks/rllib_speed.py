@@ -20,8 +20,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from train import ppo as train_ppo  # noqa: E402
 from train import rllib as train_rllib  # noqa: E402
+from train.common import sb3 as train_ppo  # noqa: E402
 
 
 def rllib_speed(config: str, runners: int, iterations: int) -> float:

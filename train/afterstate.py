@@ -19,25 +19,20 @@ everything lands in ``runs/{game}__{config}__{seed}/`` as for ``train/ppo.py``:
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first
+    import _bootstrap  # noqa: F401
+
 import argparse
 import csv
 import dataclasses
-import json
-import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: the repository's packages first
-    sys.path.insert(0, str(ROOT))
-
-from agents import make_agent  # noqa: E402
-from agents.afterstate import (  # noqa: E402
+from agents import make_agent
+from agents.afterstate import (
     AfterstateAgent,
     CardStates,
     ValueNet,
@@ -47,21 +42,32 @@ from agents.afterstate import (  # noqa: E402
     save_value,
     turn_plan,
 )
-from agents.atomic import atomic_write, write_text  # noqa: E402
-from envs import games  # noqa: E402
-from envs.batched.scorecard import BatchedScorecard  # noqa: E402
-from envs.rules.scorecard import total_bounds  # noqa: E402
-from envs.vector import play_games  # noqa: E402
-from train.config import (  # noqa: E402  (the shared config reader and metrics file)
+from agents.atomic import atomic_write
+from envs import games
+from envs.batched.scorecard import BatchedScorecard
+from envs.rules.scorecard import total_bounds
+from envs.vector import play_games
+from train.common.config import (
     ConfigError,
     add_run_arguments,
-    append_csv,
     build,
     check_positive,
-    check_run_folder,
+    command_line,
     is_int,
     read_sections,
     run_overrides,
+)
+from train.common.progress import Progress
+from train.common.results import EVAL_SEED, mean_ci, write_final
+from train.common.rundir import (
+    Rows,
+    RunNamed,
+    check_more_to_train,
+    check_out_dir,
+    choose_run_dir,
+    due,
+    prepare,
+    save_rows,
 )
 
 
@@ -103,25 +109,17 @@ class RunConfig:
 
 
 @dataclass
-class Config:
+class Config(RunNamed):
     name: str
     env: EnvConfig
     value: ValueConfig
     run: RunConfig
 
-    @property
-    def game(self) -> str:
-        return games.by_gym_id(self.env.id).name
-
-    @property
-    def run_dir(self) -> Path:
-        return Path(self.run.out_dir) / f"{self.game}__{self.name}__{self.run.seed}"
-
 
 def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
     """Read and check config ``name`` (``overrides``: ``run:`` fields, the command line's);
     every problem is one ConfigError line naming the key, the value and what is allowed."""
-    path, data = read_sections(name, ("env", "value", "run"))
+    path, data = read_sections(name, ("env", "value", "run"), ("afterstate",))
     env = build(EnvConfig, data.get("env"), f"{path.name}: env")
     game = games.by_gym_id(env.id)
     if not game.batched_engine or game.result != "points":
@@ -131,6 +129,13 @@ def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
     value = build(ValueConfig, data.get("value"), f"{path.name}: value")
     for section, where in ((run, "run"), (value, "value")):
         check_positive(section, f"{path.name}: {where}")
+    for key in ("eval_games", "final_eval_games"):
+        if getattr(run, key) < 2:
+            raise ConfigError(
+                f"{path.name}: run.{key} must be a whole number >= 2 (a confidence interval "
+                f"needs two games), got {getattr(run, key)!r}"
+            )
+    check_out_dir(run.out_dir, f"{path.name}: run")
     if value.warm_start not in ("none", "optimal"):
         raise ConfigError(
             f"{path.name}: value.warm_start must be 'none' or 'optimal', got {value.warm_start!r}"
@@ -150,11 +155,12 @@ def evaluate(agent, cfg: Config, n_games: int) -> dict[str, float]:
     for every agent and every evaluation of a run)."""
     stats: dict = {}
     totals = play_games(
-        agent.act_batch, cfg.env.id, n_games, 10_000_000 + cfg.run.seed, stats, **cfg.env.kwargs
+        agent.act_batch, cfg.env.id, n_games, EVAL_SEED + cfg.run.seed, stats, **cfg.env.kwargs
     )
+    score, ci95 = mean_ci(totals)
     return {
-        "score": float(totals.mean()),
-        "score_ci95": float(1.96 * totals.std(ddof=1) / np.sqrt(len(totals))),
+        "score": score,
+        "score_ci95": ci95,
         "median": float(np.median(totals)),
         "bonus_rate": float(stats["bonus"].mean()),  # upper (classic) / stage-1 (russian)
     }
@@ -220,143 +226,140 @@ def play_turns(engine: BatchedScorecard, value, before_play=None):
             live &= actions < 32  # a fill ends the turn
 
 
+class Fitter:
+    """Adam on ``V``: minibatches of the latest targets, the learning rate falling linearly
+    from ``value.learning_rate`` to ``value.lr_end`` over the run."""
+
+    def __init__(self, net, cfg: Config, rules, rng: np.random.Generator) -> None:
+        import torch
+
+        self.net, self.cfg, self.rules, self.rng = net, cfg, rules, rng
+        self.opt = torch.optim.Adam(net.parameters(), lr=cfg.value.learning_rate)
+        lo, hi = total_bounds(rules)
+        self.bounds = (min(lo, 0), hi)
+        self.bx: list[np.ndarray] = []
+        self.by: list[np.ndarray] = []
+        self.played = 0
+
+    def fit(self, x: np.ndarray, y: np.ndarray, steps: int) -> None:
+        import torch
+
+        for _ in range(steps):
+            idx = self.rng.integers(len(x), size=self.cfg.value.batch_size)
+            loss = torch.nn.functional.mse_loss(
+                self.net(torch.as_tensor(x[idx])), torch.as_tensor(y[idx])
+            )
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+
+    def learn(self, cards, plan_target) -> None:
+        """The expected TD(0) step of one turn: targets of every card, then minibatches."""
+        value, target, column = self.cfg.value, *plan_target
+        self.bx.append(features(self.rules, cards))
+        # a bootstrapped target never leaves what a game can still score: this keeps a
+        # value that runs away in rarely met cards from feeding on itself
+        self.by.append((np.clip(target[column], *self.bounds) / 100.0).astype(np.float32))
+        del self.bx[: -value.buffer_turns], self.by[: -value.buffer_turns]
+        frac = min(1.0, self.played / self.cfg.run.total_games)
+        for g in self.opt.param_groups:
+            g["lr"] = value.learning_rate + frac * (value.lr_end - value.learning_rate)
+        self.fit(np.concatenate(self.bx), np.concatenate(self.by), value.updates_per_turn)
+
+    def warm_start(self) -> int:
+        """The assisted track: ``V`` fitted to the exact solver's values of the cards met in
+        ``value.warm_start_games`` games of optimal play; the number of cards."""
+        from agents.afterstate import exact_values
+        from agents.optimal.yahtzee import solve
+
+        solution = solve(self.rules)
+        teacher = BatchedScorecard(
+            self.cfg.value.warm_start_games, self.rules, seed=self.cfg.run.seed + 7
+        )
+        seen = []
+        for cards in play_turns(teacher, lambda c: exact_values(solution, c)):
+            seen.append((features(self.rules, cards), exact_values(solution, cards) / 100.0))
+        x = np.concatenate([a for a, _ in seen])
+        self.fit(
+            x,
+            np.concatenate([b for _, b in seen]).astype(np.float32),
+            self.cfg.value.warm_start_steps,
+        )
+        return len(x)
+
+
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_run_arguments(parser, total="games", n_envs=False)
     args = parser.parse_args(argv)
     cfg = load_config(args.config, run_overrides(args))
     import torch
-    from tqdm import tqdm
 
     torch.set_num_threads(cfg.run.torch_threads)
     torch.manual_seed(cfg.run.seed)
     rules = games.by_gym_id(cfg.env.id).make_rules(**cfg.env.kwargs)
-    run_dir, ckpt_dir = cfg.run_dir, cfg.run_dir / "checkpoints"
-    metrics = run_dir / "metrics.csv"
-    checkpoints = check_run_folder(run_dir, args.resume, "games_*.pt", "value.pt")
-    ckpt_dir.mkdir(parents=True, exist_ok=True)
-    resolved = {k: dataclasses.asdict(getattr(cfg, k)) for k in ("env", "value", "run")}
-    write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
-
-    played, wall_before = 0, 0.0
+    run_dir, checkpoints = choose_run_dir(cfg.run_dir, args.resume, args.run, "games_*.pt")
+    played, wall_before, last = 0, 0.0, None
     if args.resume:
-        net = load_value(checkpoints[-1])
-        state = torch.load(checkpoints[-1], map_location="cpu", weights_only=False)["meta"]
-        played, wall_before = int(state["games"]), float(state["wall_s"])
-        print(f"resuming {run_dir} from {checkpoints[-1].name} ({played} games)")
+        last = checkpoints[-1]
+        net = load_value(last)
+        meta = torch.load(last, map_location="cpu", weights_only=False)["meta"]
+        played, wall_before = int(meta["games"]), float(meta["wall_s"])
+        check_more_to_train(run_dir, played, cfg.run.total_games, "games")
+        print(f"resuming {run_dir} from {last.name} ({played} games)")
     else:
         net = ValueNet(rules, tuple(cfg.value.hidden))
-        metrics.unlink(missing_ok=True)
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.value.learning_rate)
+    resolved = {"trainer": "afterstate"}
+    resolved.update({k: dataclasses.asdict(getattr(cfg, k)) for k in ("env", "value", "run")})
+    metrics = prepare(run_dir, args.resume, resolved)
+    rows = Rows(metrics, "games", args.resume, last)
     best = optimal_score(cfg)
-    lo, hi = total_bounds(rules)
-    bounds = (min(lo, 0), hi)
-    started = time.perf_counter()
+    progress = Progress(run_dir, cfg.run.total_games, played, "games", wall_before)
+    progress.start(run_dir.name)
+    fitter = Fitter(net, cfg, rules, np.random.default_rng(cfg.run.seed + played))
 
-    def wall() -> float:
-        return wall_before + time.perf_counter() - started
-
-    def record(n_games: int) -> dict[str, float]:
+    def record(n_games: int, label: str = "") -> dict[str, float]:
         net.eval()
-        row = {"games": played, "wall_s": round(wall(), 2)}
+        row = {"games": played, "wall_s": round(progress.elapsed(), 2)}
         row.update(evaluate(AfterstateAgent(net, cfg.game, **cfg.env.kwargs), cfg, n_games))
         row["pct_optimal"] = 100 * row["score"] / best
-        append_csv(metrics, row)
+        rows.add(row)
+        progress.line(played, row, label)
         net.train()
         return row
 
-    def checkpoint() -> None:
-        save_value(net, ckpt_dir / f"games_{played}.pt", {"games": played, "wall_s": wall()})
-
     if not args.resume:
         record(cfg.run.eval_games)
+        if cfg.value.warm_start == "optimal":
+            n = fitter.warm_start()
+            record(
+                cfg.run.eval_games, f"warm start (V fitted to the solver's values of {n} cards): "
+            )
     engine = BatchedScorecard(cfg.run.n_games, rules, seed=cfg.run.seed * 1_000_003 + played)
-    bx: list[np.ndarray] = []
-    by: list[np.ndarray] = []
-    rng = np.random.default_rng(cfg.run.seed + played)
-    next_eval = (played // cfg.run.eval_every + 1) * cfg.run.eval_every
-    next_ckpt = (played // cfg.run.checkpoint_every + 1) * cfg.run.checkpoint_every
-    bar = tqdm(total=cfg.run.total_games, initial=played, unit="game", disable=args.no_progress)
-    recent: list[float] = []
-
-    def fit(x: np.ndarray, y: np.ndarray, steps: int) -> None:
-        for _ in range(steps):
-            idx = rng.integers(len(x), size=cfg.value.batch_size)
-            loss = torch.nn.functional.mse_loss(
-                net(torch.as_tensor(x[idx])), torch.as_tensor(y[idx])
-            )
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-
-    if cfg.value.warm_start == "optimal" and not args.resume:  # the assisted track
-        from agents.afterstate import exact_values
-        from agents.optimal.yahtzee import solve
-
-        solution = solve(rules)
-        teacher = BatchedScorecard(cfg.value.warm_start_games, rules, seed=cfg.run.seed + 7)
-        seen = []
-        for cards in play_turns(teacher, lambda c: exact_values(solution, c)):
-            seen.append((features(rules, cards), exact_values(solution, cards) / 100.0))
-        fit(
-            np.concatenate([a for a, _ in seen]),
-            np.concatenate([b for _, b in seen]).astype(np.float32),
-            cfg.value.warm_start_steps,
-        )
-        bar.write(
-            f"warm start: V fitted to the solver's values of {sum(len(a) for a, _ in seen)} cards"
-        )
-        row = record(cfg.run.eval_games)
-        bar.write(f"after the warm start: {row['pct_optimal']:.2f}% of {best:.2f}")
-
-    def learn(cards, plan_target) -> None:
-        """The expected TD(0) step of one turn: targets of every card, then minibatches."""
-        target, column = plan_target
-        bx.append(features(rules, cards))
-        # a bootstrapped target never leaves what a game can still score: this keeps a
-        # value that runs away in rarely met cards from feeding on itself
-        by.append((np.clip(target[column], *bounds) / 100.0).astype(np.float32))
-        del bx[: -cfg.value.buffer_turns], by[: -cfg.value.buffer_turns]
-        frac = min(1.0, played / cfg.run.total_games)
-        for g in opt.param_groups:
-            g["lr"] = cfg.value.learning_rate + frac * (cfg.value.lr_end - cfg.value.learning_rate)
-        fit(np.concatenate(bx), np.concatenate(by), cfg.value.updates_per_turn)
-
     while played < cfg.run.total_games:
-        for _ in play_turns(engine, net.values, learn):
+        for _ in play_turns(engine, net.values, fitter.learn):
             pass
-        recent = engine.total.tolist()
-        played += engine.n
-        bar.update(engine.n)
-        bar.set_postfix(
-            train_mean=f"{np.mean(recent):.1f}", pct=f"{100 * np.mean(recent) / best:.1f}"
-        )
-        if played >= next_ckpt:
-            checkpoint()
-            next_ckpt += cfg.run.checkpoint_every
-        if played >= next_eval:
-            row = record(cfg.run.eval_games)
-            bar.write(
-                f"{played} games, {row['wall_s']:.0f} s: {row['score']:.2f} ± "
-                f"{row['score_ci95']:.2f} = {row['pct_optimal']:.2f}% of {best:.2f}"
-            )
-            next_eval += cfg.run.eval_every
-    bar.close()
-    save_value(net, run_dir / "value.pt", {"games": played, "wall_s": wall()})
-    final = record(cfg.run.final_eval_games)
+        played = fitter.played = played + engine.n
+        if due(played, engine.n, cfg.run.eval_every):
+            record(cfg.run.eval_games)  # before the checkpoint: it knows its row
+        if due(played, engine.n, cfg.run.checkpoint_every):
+            save_rows(run_dir / "checkpoints" / f"games_{played}.pt", metrics)
+            meta = {"games": played, "wall_s": progress.elapsed()}
+            save_value(net, run_dir / "checkpoints" / f"games_{played}.pt", meta)
+    save_value(net, run_dir / "value.pt", {"games": played, "wall_s": progress.elapsed()})
+    final = record(cfg.run.final_eval_games, "final: ")
     plot_curve(metrics, run_dir / "curve.png", run_dir.name, best)
     # the heuristic and the random player in the learner's place, on the same games
     others = {
         name: evaluate(make_agent(name, cfg.game, **cfg.env.kwargs), cfg, cfg.run.final_eval_games)
         for name in ("heuristic", "random")
     }
-    write_text(
-        run_dir / "final.json",
-        json.dumps(
-            {"afterstate": final, **{f"{k}_in_its_place": v for k, v in others.items()}}
-            | {"optimal": best}
-        ),
-    )
+    write_final(run_dir, "afterstate", final, others, optimal=best)
+    print(report(run_dir, cfg, played, final, others, best))
+    return run_dir
+
+
+def report(run_dir: Path, cfg: Config, played: int, final: dict, others: dict, best: float) -> str:
     lines = [f"\n{run_dir.name}: {played} games in {final['wall_s']:.0f} s"]
     for name, row in {"afterstate": final, **others}.items():
         lines.append(
@@ -364,16 +367,15 @@ def main(argv: list[str] | None = None) -> Path:
             f"{100 * row['score'] / best:6.2f}% of the optimal {best:.2f} "
             f"(median {row['median']:.0f})"
         )
-    lines.append(
-        f"model: {run_dir / 'value.pt'}  (make_agent('afterstate:{run_dir / 'value.pt'}', "
-        f"game={cfg.game!r}))"
-    )
-    print("\n".join(lines))
-    return run_dir
+    value_pt = run_dir / "value.pt"
+    lines.append(f"model: {value_pt}  (make_agent('afterstate:{value_pt}', game={cfg.game!r}))")
+    return "\n".join(lines)
+
+
+def cli(argv: list[str] | None = None) -> None:
+    """The command line: a bad config, option or run folder is one line and exit status 2."""
+    command_line(main, "afterstate.py", argv)
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except (ValueError, TypeError, FileNotFoundError, FileExistsError) as err:
-        sys.exit(f"error: {err}")
+    cli()

@@ -37,6 +37,9 @@ atomically. Throughput (training steps/s, evaluation games/s) is part of the res
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first
+    import _bootstrap  # noqa: F401
+
 import argparse
 import csv
 import dataclasses
@@ -49,21 +52,17 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: the repository's packages first
-    sys.path.insert(0, str(ROOT))
-
-import envs  # noqa: E402, F401  (registers the ids)
-from agents import Agent, make_agent  # noqa: E402
-from agents.arena import display_name, mean_interval, wilson_interval  # noqa: E402
-from agents.atomic import atomic_write, write_text  # noqa: E402
-from envs import games  # noqa: E402
-from envs.cli import add_rule_argument, rule_options  # noqa: E402
-from envs.rules.dice_poker import DicePokerRules  # noqa: E402
-from envs.vector import BatchedVecEnv, play_games  # noqa: E402
-from train.benchmark import check_out, check_spec, json_safe  # noqa: E402
-from train.config import ConfigError, is_int  # noqa: E402
-from train.ppo import RunConfig, load_env_run, ppo_arguments  # noqa: E402
+import envs  # noqa: F401  (registers the ids)
+from agents import Agent, make_agent
+from agents.arena import display_name, mean_interval, wilson_interval
+from agents.atomic import atomic_write, write_text
+from envs import games
+from envs.cli import add_rule_argument, rule_options
+from envs.rules.dice_poker import DicePokerRules
+from envs.vector import BatchedVecEnv, play_games
+from tools.benchmark import check_fits, check_out, check_spec, json_safe
+from train.common.config import ConfigError, is_int
+from train.common.sb3 import RunConfig, build_model, load_env_run, ppo_arguments, setup_torch
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUTS = ("results.json", "results.csv", "model.zip")
@@ -104,7 +103,7 @@ def load_config(
     ``n_players``, ``opponents`` (the frozen agent) and rule options (these only for its
     own game); ``game``, ``against``, ``players`` and ``rules`` replace them, ``overrides``
     (None = keep) replace ``run:`` fields."""
-    path, data, env, run = load_env_run(name, overrides)
+    path, data, env, run = load_env_run(name, overrides, None, ("ppo", "best_response"))
     ppo = data.get("ppo") or {}
     ppo_arguments(ppo)
     own = games.by_gym_id(env.id).name
@@ -143,14 +142,10 @@ def frozen_agent(against: str | Agent, game: str, players: int, rules: dict) -> 
         agent = make_agent(against, game, **rules)
     except (ValueError, TypeError, FileNotFoundError) as err:
         raise ConfigError(f"--against {display_name(against)!r}: {err}") from None
-    space = getattr(getattr(agent, "model", None), "observation_space", None)
-    shape = record.observation(record.make_rules(**rules), players).shape
-    if space is not None and tuple(space.shape) != shape:
-        raise ConfigError(
-            f"--against {display_name(against)!r} was trained on observations of shape "
-            f"{tuple(space.shape)}, but {game} with {players} players gives {shape}: "
-            "a different game, variant or number of players?"
-        )
+    try:
+        check_fits(agent, game, players, rules, f"--against {display_name(against)!r}")
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
     return agent
 
 
@@ -228,10 +223,7 @@ def train(
     """A fresh MaskablePPO learner trained for ``run.total_timesteps`` from ``run.seed``;
     ``(model, seconds)``."""
     seed = run.seed
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    torch.set_num_threads(run.torch_threads)
+    setup_torch(run.torch_threads)
     vec = BatchedVecEnv(
         games.get(game).gym_id,
         run.n_envs,
@@ -240,11 +232,7 @@ def train(
         opponents=against,
         **rules,
     )
-    try:
-        model = MaskablePPO(env=vec, seed=seed, device="cpu", verbose=0, **ppo_arguments(ppo))
-    except (ValueError, TypeError, AssertionError) as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ConfigError(f"ppo: MaskablePPO rejects these arguments: {first}") from None
+    model = build_model(ppo, vec, seed)
     start = time.perf_counter()
     model.learn(run.total_timesteps, progress_bar=progress)
     return model, time.perf_counter() - start
@@ -455,5 +443,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     return result
 
 
+def cli(argv: list[str] | None = None) -> None:
+    """The command line: a bad option or config is one line and exit status 2."""
+    main(argv)
+
+
 if __name__ == "__main__":
-    main()
+    cli()

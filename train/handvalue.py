@@ -22,43 +22,51 @@ on the new means. Only the chips teach it: no solver value, no imitation. The co
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first
+    import _bootstrap  # noqa: F401
+
 import argparse
 import dataclasses
-import json
-import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: the repository's packages first
-    sys.path.insert(0, str(ROOT))
-
-from agents import make_agent  # noqa: E402
-from agents.atomic import atomic_write, write_text  # noqa: E402
-from agents.handvalue import HandValueAgent, HandValues, load_values, save_values  # noqa: E402
-from envs import games  # noqa: E402
-from envs.batched.dice_poker import BatchedDicePoker  # noqa: E402
-from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules  # noqa: E402
-from train.config import (  # noqa: E402  (the shared config reader and metrics file)
+from agents import make_agent
+from agents.atomic import atomic_write
+from agents.handvalue import HandValueAgent, HandValues, load_values, save_values
+from envs import games
+from envs.batched.dice_poker import BatchedDicePoker
+from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules
+from tools.dice_poker_seats import seat_results
+from train.common.config import (
     ConfigError,
     add_run_arguments,
-    append_csv,
     build,
     check_positive,
-    check_run_folder,
+    command_line,
     is_int,
     read_sections,
     run_overrides,
 )
-from train.dice_poker_seats import seat_results  # noqa: E402
+from train.common.progress import Progress
+from train.common.results import write_final
+from train.common.rundir import (
+    Rows,
+    RunNamed,
+    check_more_to_train,
+    check_out_dir,
+    choose_run_dir,
+    due,
+    prepare,
+    save_rows,
+)
 
 TABLE_KEYS = ("n_players", "opponents")  # the table options a config may set
 PRIORS = ("optimistic", "zero")
+# games side by side are held in memory at once (about a kilobyte each at the most)
+MAX_GAMES_AT_ONCE = 5_000_000
 
 
 @dataclass
@@ -89,15 +97,11 @@ class RunConfig:
 
 
 @dataclass
-class Config:
+class Config(RunNamed):
     name: str
     env: EnvConfig
     learner: LearnerConfig
     run: RunConfig
-
-    @property
-    def game(self) -> str:
-        return games.by_gym_id(self.env.id).name
 
     @property
     def n_players(self) -> int:
@@ -111,15 +115,11 @@ class Config:
     def rule_options(self) -> dict:
         return {k: v for k, v in self.env.kwargs.items() if k not in TABLE_KEYS}
 
-    @property
-    def run_dir(self) -> Path:
-        return Path(self.run.out_dir) / f"{self.game}__{self.name}__{self.run.seed}"
-
 
 def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
     """Read and check config ``name`` (``overrides``: ``run:`` fields, the command line's);
     every problem is one ConfigError line naming the key, the value and what is allowed."""
-    path, data = read_sections(name, ("env", "learner", "run"))
+    path, data = read_sections(name, ("env", "learner", "run"), ("handvalue",))
     env = build(EnvConfig, data.get("env"), f"{path.name}: env")
     game = games.by_gym_id(env.id)
     if game.name not in games.names_for(DicePokerRules):
@@ -143,6 +143,18 @@ def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
     cfg.learner = build(LearnerConfig, data.get("learner"), f"{path.name}: learner")
     for section, where in ((cfg.run, "run"), (cfg.learner, "learner")):
         check_positive(section, f"{path.name}: {where}")
+    for key in ("eval_games", "final_eval_games"):
+        if getattr(cfg.run, key) < 2:
+            raise ConfigError(
+                f"{path.name}: run.{key} must be a whole number >= 2 (a confidence interval "
+                f"needs two games), got {getattr(cfg.run, key)!r}"
+            )
+    if cfg.run.n_games > MAX_GAMES_AT_ONCE:
+        raise ConfigError(
+            f"{path.name}: run.n_games must be at most {MAX_GAMES_AT_ONCE:,} (the games side by "
+            f"side are held in memory at once), got {cfg.run.n_games!r}"
+        )
+    check_out_dir(cfg.run.out_dir, f"{path.name}: run")
     if cfg.learner.prior not in PRIORS:
         raise ConfigError(
             f"{path.name}: learner.prior must be one of {list(PRIORS)}, got {cfg.learner.prior!r}"
@@ -240,70 +252,43 @@ def main(argv: list[str] | None = None) -> Path:
     add_run_arguments(parser, total="games", n_envs=False)
     args = parser.parse_args(argv)
     cfg = load_config(args.config, run_overrides(args))
-    from tqdm import tqdm
-
     rules = games.get(cfg.game).make_rules(**cfg.rule_options)
-    run_dir, ckpt_dir = cfg.run_dir, cfg.run_dir / "checkpoints"
-    metrics = run_dir / "metrics.csv"
-    checkpoints = check_run_folder(run_dir, args.resume, "games_*.npz", "values.npz")
-    ckpt_dir.mkdir(parents=True, exist_ok=True)
-    resolved = {k: dataclasses.asdict(getattr(cfg, k)) for k in ("env", "learner", "run")}
-    write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
-
-    played, iteration, wall_before = 0, 0, 0.0
+    run_dir, checkpoints = choose_run_dir(cfg.run_dir, args.resume, args.run, "games_*.npz")
+    played, iteration, wall_before, last = 0, 0, 0.0, None
     if args.resume:
-        table, meta = load_values(checkpoints[-1])
+        last = checkpoints[-1]
+        table, meta = load_values(last)
         played, iteration = int(meta["games"]), int(meta["iteration"])
         wall_before = float(meta["wall_s"])
-        print(f"resuming {run_dir} from {checkpoints[-1].name} ({played} games)")
+        check_more_to_train(run_dir, played, cfg.run.total_games, "games")
+        print(f"resuming {run_dir} from {last.name} ({played} games)")
     else:
         top = (cfg.n_players - 1) * rules.ante  # the most a game pays
         prior = float(top) if cfg.learner.prior == "optimistic" else 0.0
         table = HandValues.new(
             cfg.game, cfg.n_players, prior, cfg.learner.prior_weight, **cfg.rule_options
         )
-        metrics.unlink(missing_ok=True)
+    resolved = {"trainer": "handvalue"}
+    resolved.update({k: dataclasses.asdict(getattr(cfg, k)) for k in ("env", "learner", "run")})
+    metrics = prepare(run_dir, args.resume, resolved)
+    rows = Rows(metrics, "games", args.resume, last)
     learner = HandValueAgent(table, cfg.game, **cfg.rule_options)
     opponent = make_agent(cfg.opponents, cfg.game, **cfg.rule_options)
-    started = time.perf_counter()
+    progress = Progress(run_dir, cfg.run.total_games, played, "games", wall_before)
+    progress.start(run_dir.name)
 
-    def wall() -> float:
-        return wall_before + time.perf_counter() - started
-
-    def evaluate(agent, n: int) -> dict:
-        return seat_results(
-            agent,
-            cfg.game,
-            cfg.opponents,
-            n,
-            10_000 + cfg.run.seed,
-            cfg.n_players,
-            **cfg.rule_options,
-        )
-
-    def record(n: int, train_chips: float) -> dict:
+    def record(n: int, train_chips: float, label: str = "") -> dict:
         learner.refresh()
-        r = evaluate(learner, n)
-        row = {
-            "games": played,
-            "wall_s": round(wall(), 2),
-            "train_chips": train_chips,
-            "chips": r["chips"],
-            "chips_ci95": r["chips_ci95"],
-            "win": r["win"],
-        }
+        r = evaluate(cfg, learner, n)
+        row = {"games": played, "wall_s": round(progress.elapsed(), 2), "train_chips": train_chips}
+        row.update({k: r[k] for k in ("chips", "chips_ci95", "win")})
         row.update({f"chips_place{p}": c for p, c in enumerate(r["seat_chips"])})
         row.update({f"win_place{p}": w for p, w in enumerate(r["seat_win"])})
-        append_csv(metrics, row)
+        rows.add(row)
+        progress.line(played, row, label)
         return r
 
-    def checkpoint() -> None:
-        meta = {"games": played, "iteration": iteration, "wall_s": wall()}
-        save_values(table, ckpt_dir / f"games_{played}.npz", meta)
-
-    next_eval = (played // cfg.run.eval_every + 1) * cfg.run.eval_every
-    next_ckpt = (played // cfg.run.checkpoint_every + 1) * cfg.run.checkpoint_every
-    bar = tqdm(total=cfg.run.total_games, initial=played, unit="game", disable=args.no_progress)
+    chips = np.zeros(1)
     while played < cfg.run.total_games:
         # each iteration's dice from its own seed: a resumed run plays the same games
         rng = np.random.default_rng(np.random.SeedSequence(cfg.run.seed, spawn_key=(iteration,)))
@@ -312,53 +297,57 @@ def main(argv: list[str] | None = None) -> Path:
         index, returns, chips = play_iteration(core, learner, opponent, table)
         table.add(index, returns, cfg.learner.decay)
         learner.refresh()
-        played += cfg.run.n_games
-        iteration += 1
-        bar.update(cfg.run.n_games)
-        bar.set_postfix(train_chips=f"{chips.mean():+.3f}")
-        if played >= next_ckpt:
-            checkpoint()
-            next_ckpt += cfg.run.checkpoint_every
-        if played >= next_eval:
-            r = record(cfg.run.eval_games, float(chips.mean()))
-            bar.write(
-                f"{played} games, {wall():.0f} s: {r['chips']:+.4f} ± {r['chips_ci95']:.4f} "
-                f"chips/game against {cfg.opponents}, win {100 * r['win']:.2f}%"
+        played, iteration = played + cfg.run.n_games, iteration + 1
+        if due(played, cfg.run.n_games, cfg.run.eval_every):
+            record(
+                cfg.run.eval_games, float(chips.mean())
+            )  # before the checkpoint: it knows its row
+        if due(played, cfg.run.n_games, cfg.run.checkpoint_every):
+            path = run_dir / "checkpoints" / f"games_{played}.npz"
+            save_rows(path, metrics)
+            save_values(
+                table, path, {"games": played, "iteration": iteration, "wall_s": progress.elapsed()}
             )
-            next_eval += cfg.run.eval_every
-    bar.close()
-    meta = {"games": played, "iteration": iteration, "wall_s": wall()}
+    meta = {"games": played, "iteration": iteration, "wall_s": progress.elapsed()}
     save_values(table, run_dir / "values.npz", meta)
-    final = record(cfg.run.final_eval_games, float(chips.mean()) if played else 0.0)
+    final = record(cfg.run.final_eval_games, float(chips.mean()) if played else 0.0, "final: ")
     plot_curve(metrics, run_dir / "curve.png", run_dir.name)
     # the yardsticks in the learner's place, on the same seeds
     others = {
-        name: evaluate(make_agent(name, cfg.game, **cfg.rule_options), cfg.run.final_eval_games)
+        name: evaluate(
+            cfg, make_agent(name, cfg.game, **cfg.rule_options), cfg.run.final_eval_games
+        )
         for name in ("heuristic", "optimal")
     }
-    out = {
-        "handvalue": final,
-        **{f"{k}_in_its_place": v for k, v in others.items()},
-        "games": played,
-        "wall_s": wall(),
-    }
-    write_text(run_dir / "final.json", json.dumps(out, indent=1))
-    lines = [f"\n{run_dir.name}: {played} games in {wall():.0f} s, against two {cfg.opponents}"]
+    write_final(run_dir, "handvalue", final, others, games=played, wall_s=progress.elapsed())
+    print(report(run_dir, cfg, played, progress.elapsed(), final, others))
+    return run_dir
+
+
+def evaluate(cfg: Config, agent, n: int) -> dict:
+    """``agent`` in every place of the turn order against the config's opponents, ``n``
+    games per place, on the run's evaluation seeds."""
+    return seat_results(
+        agent, cfg.game, cfg.opponents, n, 10_000 + cfg.run.seed, cfg.n_players, **cfg.rule_options
+    )
+
+
+def report(run_dir: Path, cfg: Config, played: int, wall: float, final: dict, others: dict) -> str:
+    lines = [f"\n{run_dir.name}: {played} games in {wall:.0f} s, against two {cfg.opponents}"]
     for name, r in {"handvalue": final, **others}.items():
         seats = ", ".join(f"{100 * w:.1f}%" for w in r["seat_win"])
         lines.append(
             f"{name:<10} {r['chips']:+.4f} ± {r['chips_ci95']:.4f} chips/game; win by place {seats}"
         )
-    lines.append(
-        f"model: {run_dir / 'values.npz'}  (make_agent('handvalue:{run_dir / 'values.npz'}', "
-        f"game={cfg.game!r}))"
-    )
-    print("\n".join(lines))
-    return run_dir
+    values = run_dir / "values.npz"
+    lines.append(f"model: {values}  (make_agent('handvalue:{values}', game={cfg.game!r}))")
+    return "\n".join(lines)
+
+
+def cli(argv: list[str] | None = None) -> None:
+    """The command line: a bad config, option or run folder is one line and exit status 2."""
+    command_line(main, "handvalue.py", argv)
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except (ValueError, TypeError, FileNotFoundError, FileExistsError) as err:
-        sys.exit(f"error: {err}")
+    cli()

@@ -38,58 +38,56 @@ from ``model.zip``, at a table of every member on ``run.final_eval_deals`` deals
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first
+    import _bootstrap  # noqa: F401
+
 import argparse
 import csv
 import dataclasses
 import functools
 import json
-import pickle
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
-if __package__ in (None, ""):  # run as a script: make ``train.ppo`` importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import envs  # noqa: E402, F401  (registers the ids)
-from agents import Agent, make_agent  # noqa: E402
-from agents.atomic import atomic_write, sweep_stale_temps, write_text  # noqa: E402
-from envs import games  # noqa: E402
-from envs.cli import add_rule_argument, rule_options  # noqa: E402
-from envs.vector import BatchedVecEnv, make_engine, play_games  # noqa: E402
-from train import ppo  # noqa: E402
-from train.config import (  # noqa: E402
+import envs  # noqa: F401  (registers the ids)
+from agents import Agent, make_agent
+from agents.atomic import atomic_write, write_text
+from envs import games
+from envs.cli import add_rule_argument, rule_options
+from envs.vector import BatchedVecEnv, make_engine, play_games
+from train.common import sb3
+from train.common.config import (
     ConfigError,
     add_run_arguments,
-    append_csv,
     build,
-    check_run_folder,
-    checkpoint_step,
     command_line,
     is_int,
     is_number,
-    last_row,
     read_sections,
-    repair_csv,
     run_overrides,
 )
-from train.ppo import (  # noqa: E402
+from train.common.progress import Progress
+from train.common.results import EVAL_SEED, FINAL_SEED, write_final
+from train.common.rundir import check_more_to_train, check_out_dir, choose_run_dir, save_rows
+from train.common.sb3 import (
     EnvConfig,
-    load_checkpoint,
-    next_multiple,
+    build_model,
+    check_same_network,
+    learn_rest,
+    open_run,
     ppo_arguments,
+    resume_model,
+    save_model,
+    setup_torch,
 )
 
 GAME = "card_poker"
 ENV_ID = "CardPoker-v0"
 SECTIONS = ("env", "ppo", "league", "run")
-EVAL_SEED = 10_000_000  # + run.seed: the deals of every evaluation of a run
-FINAL_SEED = 30_000_000  # + run.seed: the deals of the final evaluation
 
 
 @dataclass
@@ -119,7 +117,7 @@ class LeagueRun:
 
 
 @dataclass
-class Config(ppo.Config):
+class Config(sb3.Config):
     """train/ppo.py's config (its run name and folder) with the ``league:`` section; its
     ``run:`` is a :class:`LeagueRun`."""
 
@@ -168,7 +166,7 @@ def load_config(
     """Read and check a whole league config: ``overrides`` replace ``run:`` fields (the
     command line's), ``env_kwargs`` env kwargs (``--rule``). Every problem is one
     ConfigError line naming the key, the value and what is allowed."""
-    path, data = read_sections(name, SECTIONS)
+    path, data = read_sections(name, SECTIONS, ("league",))
     if data.get("env") is None:
         raise ConfigError(f"{path.name}: env: is missing; it needs id: {ENV_ID}")
     env = build(EnvConfig, data["env"], f"{path.name}: env")
@@ -190,6 +188,7 @@ def load_config(
     for key, (ok, allowed) in LIMITS.items():
         if not ok(values[key]):
             raise ConfigError(f"{path.name}: {key} must be {allowed}, got {values[key]!r}")
+    check_out_dir(run.out_dir, f"{path.name}: run")
     ppo_section = data.get("ppo") or {}
     ppo_arguments(ppo_section)  # MaskablePPO's keys and values, checked before any work
     cfg = Config(path.stem, env, ppo_section, run, league)
@@ -518,161 +517,115 @@ def plot_curve(metrics_path: Path, out: Path, cfg: Config) -> None:
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description="Train a card-poker league from a YAML config.")
     add_run_arguments(parser)
-    record = games.get(GAME)
     add_rule_argument(parser, example="deck=54")
     args = parser.parse_args(argv)
-    keys = (*record.rule_options, *record.table_options)
-    overrides = run_overrides(args)
-    cfg = load_config(args.config, overrides, rule_options(parser, args, keys))
-
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
+    keys = (*games.get(GAME).rule_options, *games.get(GAME).table_options)
+    cfg = load_config(args.config, run_overrides(args), rule_options(parser, args, keys))
     from stable_baselines3.common.vec_env import VecNormalize
 
-    from agents.ppo import PPOAgent, normalizer_path
-
-    torch.set_num_threads(cfg.run.torch_threads)
-    run_dir = cfg.run_dir
-    ckpt_dir, pool_dir = run_dir / "checkpoints", run_dir / "pool"
-    checkpoints = check_run_folder(run_dir, args.resume)
-    normalize = cfg.run.normalize_obs
+    setup_torch(cfg.run.torch_threads)
+    run_dir, checkpoints = choose_run_dir(cfg.run_dir, args.resume, args.run, "step_*.zip")
+    cfg.use_folder(run_dir)
+    last = None
     if args.resume:
-        last, model, normalizer = load_checkpoint(checkpoints, normalize)
-        try:
-            state = json.loads(state_path(last).read_text())
-        except (OSError, ValueError) as err:
-            raise ConfigError(f"--resume: the population beside {last.name}: {err}") from None
-        population = Population.from_state(cfg, state, last.name)
-        start = checkpoint_step(last)
-        vec = tables_vec = LeagueVecEnv(cfg, population, cfg.run.seed + start)
-        if normalize:
-            normalizer.set_venv(vec)
-            vec = normalizer
-        try:
-            model.set_env(vec)
-        except ValueError as err:
-            raise ConfigError(f"--resume: {last.name} does not fit this config: {err}") from None
+        check_same_network(run_dir / "config.yaml", cfg.ppo)
+        holder = {}
+
+        def tables_at(step: int):
+            state = read_state(checkpoints, step)
+            holder["population"] = Population.from_state(cfg, state, f"step_{step}.zip")
+            holder["vec"] = LeagueVecEnv(cfg, holder["population"], cfg.run.seed + step)
+            return holder["vec"]
+
+        last, model, vec = resume_model(checkpoints, cfg.run.normalize_obs, tables_at)
+        population, tables_vec = holder["population"], holder["vec"]
+        check_more_to_train(run_dir, model.num_timesteps, cfg.run.total_timesteps, "timesteps")
         names = ", ".join(m.name for m in population.members)
         print(f"resuming {run_dir} from {last.name} ({model.num_timesteps} steps; {names})")
     else:
         population = Population(cfg)
         vec = tables_vec = LeagueVecEnv(cfg, population, cfg.run.seed)
-        if normalize:
+        if cfg.run.normalize_obs:
             vec = VecNormalize(vec, norm_obs=True, norm_reward=False)
-        try:
-            model = MaskablePPO(
-                env=vec, seed=cfg.run.seed, device="cpu", verbose=0, **ppo_arguments(cfg.ppo)
-            )
-        except (ValueError, TypeError, AssertionError) as err:
-            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-            raise ConfigError(f"ppo: MaskablePPO rejects these arguments: {first}") from None
-
-    ckpt_dir.mkdir(parents=True, exist_ok=True)
-    pool_dir.mkdir(exist_ok=True)
-    for folder in (run_dir, ckpt_dir, pool_dir):
-        sweep_stale_temps(folder)  # left by a process killed mid-save
-    metrics_path = run_dir / "metrics.csv"
-    if not args.resume:  # a fresh start: nothing of an attempt killed before its first checkpoint
-        metrics_path.unlink(missing_ok=True)
-        for old in pool_dir.glob("snap_*"):
-            old.unlink()
-    resolved = {
-        "env": dataclasses.asdict(cfg.env),
-        "ppo": cfg.ppo,
-        "league": dataclasses.asdict(cfg.league),
-        "run": dataclasses.asdict(cfg.run),
-    }
-    write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
-    repair_csv(metrics_path)
-    started = time.perf_counter()
-    wall_before = float(last_row(metrics_path).get("wall_s", 0.0)) if args.resume else 0.0
-
-    def save(path: Path) -> None:
-        """The model, and beside it (written first) the observation statistics when they are
-        used (``make_agent("ppo:PATH")`` loads them); each file atomically."""
-        if normalize:
-            with atomic_write(normalizer_path(path)) as f:
-                pickle.dump(vec, f)
-        with atomic_write(path) as f:
-            model.save(f)
+        model = build_model(cfg.ppo, vec, cfg.run.seed)
+    sections = {"trainer": "league", "env": cfg.env, "ppo": cfg.ppo, "league": cfg.league}
+    sections["run"] = cfg.run
+    rows, _, callback, progress = open_run(
+        cfg, args.resume, model, last, sections, ("pool/snap_*",)
+    )
+    normalizer = vec if cfg.run.normalize_obs else None
+    tables: LeagueTables = tables_vec.engine
+    since = {"t": time.perf_counter(), "step": model.num_timesteps, "deals": 0}
 
     def learner() -> Agent:
         """The learner as it plays now: its most likely action."""
-        return PPOAgent.from_model(model, vec if normalize else None)
+        from agents.ppo import PPOAgent
 
-    def checkpoint(step: int) -> None:
-        # the population first: a checkpoint's zip is there only when its state is too
-        write_text(state_path(ckpt_dir / f"step_{step}.zip"), json.dumps(population.state()))
-        save(ckpt_dir / f"step_{step}.zip")
-
-    tables: LeagueTables = tables_vec.engine
-    last = {"t": time.perf_counter(), "step": model.num_timesteps, "deals": 0}
+        return PPOAgent.from_model(model, normalizer)
 
     def record(step: int) -> dict[str, float]:
-        now = time.perf_counter()
-        deals = tables.deals
-        speed = {
-            "steps_per_s": round((step - last["step"]) / max(now - last["t"], 1e-9), 1),
-            "deals_per_s": round((deals - last["deals"]) / max(now - last["t"], 1e-9), 1),
-        }
-        t0 = time.perf_counter()
+        now, deals = time.perf_counter(), tables.deals
+        seconds = max(now - since["t"], 1e-9)
+        speed = {"steps_per_s": round((step - since["step"]) / seconds, 1)}
+        speed["deals_per_s"] = round((deals - since["deals"]) / seconds, 1)
         measure(learner(), population.members, cfg, cfg.league.eval_deals)
-        speed["eval_s"] = round(time.perf_counter() - t0, 2)
-        row = metrics_row(population, step, wall_before + time.perf_counter() - started, speed)
-        append_csv(metrics_path, row)
-        last.update(t=time.perf_counter(), step=step, deals=deals)
+        speed["eval_s"] = round(time.perf_counter() - now, 2)
+        row = metrics_row(population, step, progress.elapsed(), speed)
+        rows.add(row)
+        progress.line(step, row)
+        since.update(t=time.perf_counter(), step=step, deals=deals)
         return row
 
-    class Periodic(BaseCallback):
-        def __init__(self) -> None:
-            super().__init__()
-            league = cfg.league
-            self.next_snap = next_multiple(model.num_timesteps, league.snapshot_every)
-            self.next_eval = next_multiple(model.num_timesteps, league.eval_every)
-            self.next_ckpt = next_multiple(model.num_timesteps, cfg.run.checkpoint_every)
+    def snapshot(step: int) -> None:
+        path = run_dir / "pool" / f"snap_{step:012d}.zip"
+        save_model(model, path, normalizer)
+        member, _ = population.add_snapshot(path, step)
+        member.agent.seed(int(tables.rng.integers(2**63)))
+        measure(learner(), [member], cfg, cfg.league.eval_deals)
+        tables.refresh()
 
-        def _on_step(self) -> bool:
-            step = self.num_timesteps
-            if cfg.league.pool_size and step >= self.next_snap:
-                path = pool_dir / f"snap_{step:012d}.zip"
-                save(path)
-                member, _ = population.add_snapshot(path, step)
-                member.agent.seed(int(tables.rng.integers(2**63)))
-                measure(learner(), [member], cfg, cfg.league.eval_deals)
-                tables.refresh()
-                self.next_snap += cfg.league.snapshot_every
-            if step >= self.next_eval:
-                row = record(step)
-                self.logger.record("league/steps_per_s", row["steps_per_s"])
-                self.next_eval += cfg.league.eval_every
-            if step >= self.next_ckpt:
-                checkpoint(step)
-                self.next_ckpt += cfg.run.checkpoint_every
-            return True
+    def checkpoint(step: int) -> None:
+        # the rows and the population first: a checkpoint's zip is there only when they are
+        path = run_dir / "checkpoints" / f"step_{step}.zip"
+        save_rows(path, rows.path)
+        write_text(state_path(path), json.dumps(population.state()))
+        save_model(model, path, normalizer)
 
+    events = [(cfg.league.snapshot_every, snapshot)] if cfg.league.pool_size else []
+    events += [(cfg.league.eval_every, record), (cfg.run.checkpoint_every, checkpoint)]
     if not args.resume:
         record(0)  # the untrained learner: the curve's first point and the first weights
-        last["t"] = time.perf_counter()
-    ppo.learn_rest(model, cfg.run.total_timesteps, Periodic(), args)
+    learn_rest(model, cfg.run.total_timesteps, callback(events), args)
     step = model.num_timesteps
-    if not (ckpt_dir / f"step_{step}.zip").exists():
-        checkpoint(step)
-    save(run_dir / "model.zip")
-    if last["step"] != step or step == 0:  # the last evaluation was not at this step
+    if since["step"] != step or step == 0:  # the last evaluation was not at this step
         record(step)
-    train_wall = float(last_row(metrics_path).get("wall_s", 0.0))
-    plot_curve(metrics_path, run_dir / "curve.png", cfg)
+    if not (run_dir / "checkpoints" / f"step_{step}.zip").exists():
+        checkpoint(step)  # after the last row: a kill from here on resumes to the end
+    save_model(model, run_dir / "model.zip", normalizer)
+    final = final_evaluation(cfg, population, step, progress)
+    print(report(cfg, final))
+    return run_dir
 
-    # The final agent as a user loads it, at a table of every member, on other deals.
+
+def read_state(checkpoints: list[Path], step: int) -> dict:
+    """The population saved beside the checkpoint of ``step``."""
+    path = next(p for p in checkpoints if p.name == f"step_{step}.zip")
+    try:
+        return json.loads(state_path(path).read_text())
+    except (OSError, ValueError) as err:
+        raise ConfigError(f"--resume: the population beside {path.name}: {err}") from None
+
+
+def final_evaluation(cfg: Config, population, step: int, progress: Progress) -> dict:
+    """The final agent as a user loads it, at a table of every member, on other deals;
+    ``curve.png`` and ``final.json``."""
+    run_dir = cfg.run_dir
+    train_wall = progress.elapsed()
+    plot_curve(run_dir / "metrics.csv", run_dir / "curve.png", cfg)
     final_agent = make_agent(f"ppo:{run_dir / 'model.zip'}", GAME, **cfg.rules)
     t0 = time.perf_counter()
-    results = {
-        m.name: at_table(
-            final_agent, m.agent, cfg, cfg.run.final_eval_deals, FINAL_SEED + cfg.run.seed
-        )
-        for m in population.members
-    }
+    deals, seed = cfg.run.final_eval_deals, FINAL_SEED + cfg.run.seed
+    results = {m.name: at_table(final_agent, m.agent, cfg, deals, seed) for m in population.members}
     final = {
         "timesteps": step,
         "wall_s": train_wall,
@@ -681,15 +634,23 @@ def main(argv: list[str] | None = None) -> Path:
         "opponents": results,
         "ahead_of_all": all(r["chips"] - r["ci95"] > 0 for r in results.values()),
     }
-    write_text(run_dir / "final.json", json.dumps(final, indent=1))
-    print(f"\n{cfg.run_name}: {step} steps in {train_wall:.0f} s ({final['steps_per_s']} steps/s)")
-    for name, r in results.items():
-        print(
+    write_final(run_dir, "league", final, **final)  # its figures at the top too (older readers)
+    return final
+
+
+def report(cfg: Config, final: dict) -> str:
+    lines = [
+        f"\n{cfg.run_name}: {final['timesteps']} steps in {final['wall_s']:.0f} s "
+        f"({final['steps_per_s']} steps/s)"
+    ]
+    for name, r in final["opponents"].items():
+        lines.append(
             f"  at a table of {name:>18}: {r['chips']:+.3f} ± {r['ci95']:.3f} chips/deal, "
             f"win rate {r['win_rate']:.3f}"
         )
-    print(f"model: {run_dir / 'model.zip'}  (make_agent('ppo:{run_dir / 'model.zip'}', {GAME!r}))")
-    return run_dir
+    model = cfg.run_dir / "model.zip"
+    lines.append(f"model: {model}  (make_agent('ppo:{model}', {GAME!r}))")
+    return "\n".join(lines)
 
 
 def cli(argv: list[str] | None = None) -> None:

@@ -5,527 +5,67 @@
     python train/ppo.py --config dice_poker.yaml --resume
     python train/ppo.py --config dice_poker.yaml --rule lock_kept_dice=false --out runs/free
 
-A bare file name is looked up in ``configs/``. The config has three sections:
-``env:`` (``id`` and ``kwargs``), ``ppo:`` (exactly MaskablePPO's constructor
-arguments) and ``run:`` (the fields of :class:`RunConfig`). Everything lands in
-``runs/{game}__{config}__{seed}/``: ``model.zip``, ``config.yaml`` (resolved),
-``metrics.csv``, ``curve.png``, ``checkpoints/`` and TensorBoard logs.
+A bare file name is looked up in ``configs/``. The config names its trainer
+(``trainer: ppo``) and has three sections: ``env:`` (``id`` and ``kwargs``), ``ppo:``
+(exactly MaskablePPO's constructor arguments) and ``run:`` (the fields of
+:class:`~train.common.sb3.RunConfig`). Everything lands in
+``runs/{game}__{config}__{seed}/`` (numbered ``_2``, ``_3``... when that one is taken; see
+:mod:`train.common.rundir`): ``model.zip``, ``config.yaml`` (resolved), ``metrics.csv``,
+``progress.log``, ``curve.png``, ``final.json``, ``checkpoints/`` and TensorBoard logs.
 ``--rule KEY=VALUE`` (repeatable) sets ``env.kwargs[KEY]`` over the config's value.
 """
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first
+    import _bootstrap  # noqa: F401
+
 import argparse
-import csv
-import dataclasses
-import functools
-import inspect
-import json
-import pickle
-import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import gymnasium as gym
-import numpy as np
-import yaml
-
-import envs  # noqa: F401  (registers the ids)
-from agents import Agent, make_agent
-from agents.atomic import atomic_write, sweep_stale_temps, write_text
-from agents.ppo import PPOAgent, load_model, load_normalizer, normalizer_path
-from envs import games
 from envs.cli import add_rule_argument, rule_options
-from envs.vector import BATCHED_IDS, BatchedVecEnv, play_games
-
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: the repository's packages first
-    sys.path.insert(0, str(ROOT))
-
-# the shared config reader and metrics file; ConfigError, find_config, read_sections and
-# CONFIG_DIR are train.ppo's public names too
-from train.config import (  # noqa: E402
-    CONFIG_DIR,  # noqa: F401  (re-exported: train.ppo.CONFIG_DIR)
+from train.common.config import (  # noqa: F401  (CONFIG_DIR, find_config: train.ppo's names too)
+    CONFIG_DIR,
     ConfigError,
     add_run_arguments,
     append_csv,
-    build,
-    check_run_folder,
-    checkpoint_step,
     command_line,
     find_config,
-    is_int,
-    is_number,
-    last_row,
-    read_sections,
-    repair_csv,
     run_overrides,
 )
-
-
-def scored_in_chips(cfg: Config) -> bool:
-    """The game is scored in chips (else in points); the registry says which."""
-    return games.by_gym_id(cfg.env.id).result == "chips"
-
-
-@dataclass
-class EnvConfig:
-    id: str  # a Gymnasium id registered by ``import envs``
-    kwargs: dict[str, Any] = field(default_factory=dict)  # keyword arguments of gym.make
-
-
-@dataclass
-class SelfPlayConfig:
-    enabled: bool = False
-    snapshot_every: int = 50_000  # timesteps between snapshots added to the pool
-    pool_size: int = 5  # newest snapshots kept as opponents
-    heuristic_share: float = 0.5  # chance that an opponent seat plays the env's fixed opponent
-
-
-@dataclass
-class RunConfig:
-    seed: int = 0
-    n_envs: int = 4  # parallel envs feeding PPO
-    vec_env: str = "dummy"  # "dummy" (one process) or "subproc" (one process per env)
-    # "batched": one numpy engine steps all n_envs games (envs.vector; every id with an engine);
-    # "scalar": one Gymnasium env per game under vec_env; "auto": batched where it exists,
-    # except with self-play
-    engine: str = "auto"
-    torch_threads: int = 1  # small MLPs on 2 cores: more threads only add contention
-    normalize_obs: bool = False  # scale observations by running mean/std (VecNormalize)
-    total_timesteps: int = 100_000
-    eval_every: int = 20_000  # timesteps between evaluations
-    eval_episodes: int = 500  # episodes per evaluation and per opponent
-    eval_opponents: list[str] = field(default_factory=lambda: ["heuristic"])  # poker games
-    final_eval_episodes: int = 2_000  # episodes of the evaluation after training
-    record_games: int = 2  # evaluation games of the trained model saved as videos/game_k.gif
-    checkpoint_every: int = 50_000  # timesteps between checkpoints (for --resume)
-    out_dir: str = "runs"
-    self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
-
-
-@dataclass
-class Config:
-    name: str
-    env: EnvConfig
-    ppo: dict[str, Any]
-    run: RunConfig
-
-    @property
-    def game(self) -> str:
-        return games.by_gym_id(self.env.id).name
-
-    @property
-    def run_name(self) -> str:
-        return f"{self.game}__{self.name}__{self.run.seed}"
-
-    @property
-    def run_dir(self) -> Path:
-        return Path(self.run.out_dir) / self.run_name
-
-
-# -- config loading ------------------------------------------------------------------------------
-# The whole config is checked here, before anything is created; every problem is a ConfigError
-# of one line naming the key, the value and what is allowed (exit status 2 from the command line).
-
-
-# Range checks of the run: fields: field -> (test, what is allowed).
-RUN_LIMITS: dict[str, tuple[Any, str]] = {
-    "seed": (lambda v: is_int(v) and 0 <= v < 2**32, "a whole number 0 .. 2**32-1"),
-    "n_envs": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
-    "vec_env": (lambda v: v in ("dummy", "subproc"), "'dummy' or 'subproc'"),
-    "torch_threads": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
-    "normalize_obs": (lambda v: isinstance(v, bool), "true or false"),
-    "total_timesteps": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
-    "eval_every": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
-    "eval_episodes": (
-        lambda v: is_int(v) and v >= 2,
-        "a whole number >= 2 (a confidence interval needs two episodes)",
-    ),
-    "eval_opponents": (
-        lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
-        "a list of agent specs",
-    ),
-    "final_eval_episodes": (
-        lambda v: is_int(v) and v >= 2,
-        "a whole number >= 2 (a confidence interval needs two episodes)",
-    ),
-    "checkpoint_every": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
-    "out_dir": (lambda v: isinstance(v, str) and v.strip() != "", "a folder name"),
-    "self_play.enabled": (lambda v: isinstance(v, bool), "true or false"),
-    "self_play.snapshot_every": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
-    "self_play.pool_size": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
-    "self_play.heuristic_share": (
-        lambda v: is_number(v) and 0 <= v <= 1,
-        "a number from 0 to 1",
-    ),
-}
-
-
-def check_run(run: RunConfig, where: str) -> None:
-    """Every run: field within its range (RUN_LIMITS)."""
-    fields = {**dataclasses.asdict(run)}
-    sp = fields.pop("self_play")
-    fields.update({f"self_play.{k}": v for k, v in sp.items()})
-    for key, (ok, allowed) in RUN_LIMITS.items():
-        if not ok(fields[key]):
-            raise ConfigError(f"{where}.{key} must be {allowed}, got {fields[key]!r}")
-    out = Path(run.out_dir)
-    existing = out
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise ConfigError(
-            f"{where}.out_dir (--out) {run.out_dir!r}: {str(existing)!r} is a file, not a folder"
-        )
-
-
-ACTIVATIONS = ("tanh", "relu", "elu", "leaky_relu")
-
-
-def _positive(v: Any) -> bool:
-    return is_number(v) and v > 0
-
-
-def _unit(v: Any) -> bool:
-    return is_number(v) and 0 <= v <= 1
-
-
-def _schedule_ok(v: Any, value_ok) -> bool:
-    if isinstance(v, dict):
-        ends = v.get("linear")
-        return (
-            set(v) == {"linear"}
-            and isinstance(ends, list)
-            and len(ends) == 2
-            and all(is_number(e) and e >= 0 for e in ends)
-        )
-    return value_ok(v)
-
-
-def _net_arch_ok(v: Any) -> bool:
-    def layers(x: Any) -> bool:
-        return isinstance(x, list) and all(is_int(n) and n >= 1 for n in x)
-
-    if isinstance(v, dict):
-        return set(v) <= {"pi", "vf"} and bool(v) and all(layers(x) for x in v.values())
-    return layers(v)
-
-
-# The ``ppo:`` values a YAML file may hold: key -> (test, what is allowed). Other keys of
-# MaskablePPO's constructor are passed through; the constructor itself checks them before
-# the run folder is made.
-PPO_LIMITS: dict[str, tuple[Any, str]] = {
-    "learning_rate": (
-        lambda v: _schedule_ok(v, _positive),
-        "a number > 0 or {linear: [start, end]} (numbers >= 0)",
-    ),
-    "n_steps": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
-    "batch_size": (lambda v: is_int(v) and v >= 2, "a whole number >= 2"),
-    "n_epochs": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
-    "gamma": (_unit, "a number from 0 to 1"),
-    "gae_lambda": (_unit, "a number from 0 to 1"),
-    "clip_range": (
-        lambda v: _schedule_ok(v, _positive),
-        "a number > 0 or {linear: [start, end]} (numbers >= 0)",
-    ),
-    "clip_range_vf": (
-        lambda v: v is None or _schedule_ok(v, _positive),
-        "null, a number > 0 or {linear: [start, end]}",
-    ),
-    "normalize_advantage": (lambda v: isinstance(v, bool), "true or false"),
-    "ent_coef": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
-    "vf_coef": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
-    "max_grad_norm": (_positive, "a number > 0"),
-    "target_kl": (lambda v: v is None or _positive(v), "null or a number > 0"),
-    "stats_window_size": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
-    "policy_kwargs": (lambda v: v is None or isinstance(v, dict), "a mapping"),
-    "policy_kwargs.net_arch": (
-        _net_arch_ok,
-        "a list of layer sizes (whole numbers >= 1) or {pi: [...], vf: [...]}",
-    ),
-    "policy_kwargs.activation_fn": (lambda v: v in ACTIVATIONS, f"one of {list(ACTIVATIONS)}"),
-    "policy_kwargs.ortho_init": (lambda v: isinstance(v, bool), "true or false"),
-}
-
-
-def _schedule(spec: dict):
-    """``{linear: [start, end]}`` -> an SB3 schedule of the remaining progress."""
-    start, end = (float(v) for v in spec["linear"])
-    return lambda progress_remaining: end + (start - end) * progress_remaining
-
-
-def ppo_arguments(ppo: dict[str, Any]) -> dict[str, Any]:
-    """Check the ``ppo:`` keys and values (PPO_LIMITS) against MaskablePPO's constructor
-    and turn YAML into objects."""
-    from sb3_contrib import MaskablePPO
-
-    if not isinstance(ppo, dict):
-        raise ConfigError(f"ppo: must be a mapping of MaskablePPO's arguments, got {ppo!r}")
-    allowed = set(inspect.signature(MaskablePPO.__init__).parameters) - {"self", "env"}
-    allowed -= {"tensorboard_log", "seed", "verbose", "_init_setup_model", "device"}
-    unknown = sorted(set(ppo) - allowed, key=str)
-    if unknown:
-        raise ConfigError(f"unknown key(s) {unknown} in ppo:; MaskablePPO takes {sorted(allowed)}")
-    flat = dict(ppo)
-    if isinstance(ppo.get("policy_kwargs"), dict):
-        flat.update({f"policy_kwargs.{k}": v for k, v in ppo["policy_kwargs"].items()})
-    for key, (ok, what) in PPO_LIMITS.items():
-        if key in flat and not ok(flat[key]):
-            raise ConfigError(f"ppo.{key} must be {what}, got {flat[key]!r}")
-    args = dict(ppo)
-    from agents.policies import POLICIES
-
-    policy = args.setdefault("policy", "MlpPolicy")
-    if policy not in POLICIES:
-        raise ConfigError(f"ppo.policy must be one of {sorted(POLICIES)}, got {policy!r}")
-    args["policy"] = POLICIES[policy]
-    for key in ("learning_rate", "clip_range", "clip_range_vf"):
-        if isinstance(args.get(key), dict):
-            args[key] = _schedule(args[key])
-    kwargs = dict(args.get("policy_kwargs") or {})
-    if "activation_fn" in kwargs:
-        import torch.nn as nn
-
-        kwargs["activation_fn"] = {
-            "tanh": nn.Tanh,
-            "relu": nn.ReLU,
-            "elu": nn.ELU,
-            "leaky_relu": nn.LeakyReLU,
-        }[kwargs["activation_fn"]]
-    if kwargs:
-        args["policy_kwargs"] = kwargs
-    return args
-
-
-SECTIONS = ("env", "ppo", "run", "rllib")  # rllib: is read by train/rllib.py
-
-
-def load_env_run(
-    name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
-) -> tuple[Path, dict[str, Any], EnvConfig, RunConfig]:
-    """The ``env:`` and ``run:`` sections of config ``name``, checked (``overrides`` replace
-    ``run:`` fields, the command line's; ``env_kwargs`` env kwargs, ``--rule``), with the
-    file's path and its raw sections (train/rllib.py reads the same two sections)."""
-    path, data = read_sections(name, SECTIONS)
-    if data.get("env") is None:
-        raise ConfigError(f"{path.name}: env: is missing; it needs id: (a Gymnasium id)")
-    env = build(EnvConfig, data["env"], f"{path.name}: env")
-    env.kwargs = {**env.kwargs, **(env_kwargs or {})}
-    try:
-        games.by_gym_id(env.id)
-    except (ValueError, TypeError) as err:
-        raise ConfigError(f"{path.name}: env.id: {err}") from None
-    run_data = data.get("run") or {}
-    if not isinstance(run_data, dict):
-        raise ConfigError(f"{path.name}: run: must be a mapping, got {run_data!r}")
-    run = build(RunConfig, run_data, f"{path.name}: run", overrides)
-    check_run(run, f"{path.name}: run")
-    if run.engine not in ("auto", "batched", "scalar"):
-        raise ConfigError(f"run.engine must be 'auto', 'batched' or 'scalar', got {run.engine!r}")
-    if run.engine == "batched" and env.id not in BATCHED_IDS:
-        raise ConfigError(f"run.engine: no batched engine for {env.id}; batched: {BATCHED_IDS}")
-    if run.record_games < 0:
-        raise ConfigError(f"run.record_games must be >= 0, got {run.record_games}")
-    return path, data, env, run
-
-
-def check_env_and_opponents(cfg: Config, path: Path) -> None:
-    """Every ``run.eval_opponents`` entry exists for the game, and the env takes its kwargs."""
-    for spec in baselines(cfg):
-        try:
-            make_agent(spec, cfg.game)
-        except (ValueError, TypeError) as err:
-            raise ConfigError(f"{path.name}: run.eval_opponents: {err}") from None
-    if games.by_gym_id(cfg.env.id).result == "chips" and not cfg.run.eval_opponents:
-        raise ConfigError(f"{path.name}: run.eval_opponents is empty; name at least one agent")
-    try:  # the env's own checks: unknown or bad keyword arguments
-        gym.make(cfg.env.id, **cfg.env.kwargs).close()
-    except (ValueError, TypeError) as err:
-        raise ConfigError(f"{path.name}: env.kwargs {cfg.env.kwargs!r}: {err}") from None
-
-
-def load_config(
-    name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
-) -> Config:
-    """Read and check a whole config ``name``: ``overrides`` replace ``run:`` fields (the
-    command line's), ``env_kwargs`` env kwargs (``--rule``)."""
-    path, data, env, run = load_env_run(name, overrides, env_kwargs)
-    ppo = data.get("ppo") or {}
-    ppo_arguments(ppo)  # validate now, before any work
-    cfg = Config(path.stem, env, ppo, run)
-    check_env_and_opponents(cfg, path)
-    return cfg
-
-
-# -- evaluation ----------------------------------------------------------------------------------
-
-
-def evaluate(
-    agent: Agent, cfg: Config, n_episodes: int, seed: int, opponents: str | None = None
-) -> dict[str, float]:
-    """Play ``agent`` in the config's env; mean result with a 95% CI.
-
-    For the poker games the win rate is the share of episodes with a positive
-    net result (a split pot counts only if it gains chips).
-    """
-    kwargs = dict(cfg.env.kwargs)
-    if opponents is not None:
-        kwargs["opponents"] = opponents
-    kwargs.pop("reward_scale", None)  # report scores in points
-    if batched(cfg):  # every episode at once on the batched engine
-        totals = play_games(agent.act_batch, cfg.env.id, n_episodes, seed, **kwargs)
-    else:
-        env = gym.make(cfg.env.id, **kwargs)
-        results = []
-        agent.seed(seed)
-        try:
-            for episode in range(n_episodes):
-                obs, info = env.reset(seed=seed + episode)
-                total, done = 0.0, False
-                while not done:
-                    action = agent.act(obs, info["action_mask"])
-                    obs, reward, terminated, truncated, info = env.step(action)
-                    total += reward
-                    done = terminated or truncated
-                results.append(total)
-        finally:
-            env.close()
-        totals = np.array(results)
-    out = {
-        "mean": float(totals.mean()),
-        "ci95": float(1.96 * totals.std(ddof=1) / np.sqrt(len(totals))),
-    }
-    if scored_in_chips(cfg):
-        out["win_rate"] = float((totals > 0).mean())
-    return out
-
-
-def optimal_score(cfg: Config) -> float:
-    """The exact optimal expected score of a scorecard game (solved once, then cached)."""
-    from agents.optimal.yahtzee import solve
-
-    rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
-    return solve(games.get(cfg.game).make_rules(**rules)).expected_score
-
-
-def baselines(cfg: Config) -> list[str]:
-    """The opponents a poker model is measured against (none for the scorecard games)."""
-    return list(cfg.run.eval_opponents) if scored_in_chips(cfg) else []
-
-
-# -- training ------------------------------------------------------------------------------------
-
-
-def batched(cfg: Config) -> bool:
-    """Whether the run steps a batched engine (``run.engine``). ``auto`` keeps self-play
-    runs scalar: a batched table seats one opponent object for all its games, so a
-    snapshot pool would not change snapshots from one episode to the next."""
-    if cfg.run.engine == "auto":
-        return cfg.env.id in BATCHED_IDS and not cfg.run.self_play.enabled
-    return cfg.run.engine == "batched"
-
-
-def make_vec_env(cfg: Config, n_envs: int, seed: int):
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
-    kwargs = dict(cfg.env.kwargs)
-    if cfg.run.self_play.enabled:
-        sp = cfg.run.self_play
-        rules, _ = games.get(cfg.game).split_options(kwargs)
-        fixed = kwargs.get("opponents", "heuristic")
-        kwargs["opponents"] = [
-            SnapshotPool(
-                cfg.run_dir / "pool", cfg.game, fixed, sp.heuristic_share, sp.pool_size, rules
-            )
-            for _ in range(kwargs.get("n_players", 3) - 1)
-        ]
-    if batched(cfg):
-        vec = BatchedVecEnv(cfg.env.id, n_envs, **kwargs)
-    else:
-        cls = SubprocVecEnv if cfg.run.vec_env == "subproc" and n_envs > 1 else DummyVecEnv
-        vec = cls([functools.partial(_monitored, cfg.env.id, kwargs) for _ in range(n_envs)])
-    vec.seed(seed)
-    if cfg.run.normalize_obs:
-        from stable_baselines3.common.vec_env import VecNormalize
-
-        vec = VecNormalize(vec, norm_obs=True, norm_reward=False)
-    return vec
-
-
-def _monitored(env_id: str, kwargs: dict[str, Any]) -> gym.Env:
-    from stable_baselines3.common.monitor import Monitor
-
-    return Monitor(gym.make(env_id, **kwargs))
-
-
-class SnapshotPool(Agent):
-    """Self-play opponent: at each episode (``seed``) it becomes one of the newest
-    snapshots of the learner, or the fixed opponent with probability ``fixed_share``.
-
-    Only the snapshots still among the newest ``pool_size`` stay loaded; one that does
-    not load (damaged) is skipped with a warning, and the fixed opponent plays instead.
-    """
-
-    name = "pool"
-
-    def __init__(self, folder, game, fixed, fixed_share, pool_size, rules) -> None:
-        super().__init__()
-        self.folder, self.game, self.rules = Path(folder), game, rules
-        self.fixed = make_agent(fixed, game, **rules)
-        self.fixed_share, self.pool_size = fixed_share, pool_size
-        self._loaded: dict[Path, Agent] = {}
-        self._damaged: set[Path] = set()
-        self.current: Agent = self.fixed
-
-    def seed(self, seed: int | None = None) -> None:
-        super().seed(seed)
-        snaps = [p for p in sorted(self.folder.glob("*.zip")) if p not in self._damaged]
-        snaps = snaps[-self.pool_size :]
-        for old in set(self._loaded) - set(snaps):  # evicted: about 1 MB each
-            del self._loaded[old]
-        self.current = self.fixed
-        if snaps and self.rng.random() >= self.fixed_share:
-            pick = snaps[int(self.rng.integers(len(snaps)))]
-            if pick not in self._loaded:
-                try:
-                    self._loaded[pick] = make_agent(f"ppo:{pick}", self.game, **self.rules)
-                except (ValueError, FileNotFoundError) as err:
-                    self._damaged.add(pick)
-                    print(f"warning: skipping self-play snapshot: {err}", file=sys.stderr)
-            self.current = self._loaded.get(pick, self.fixed)
-        self.current.seed(int(self.rng.integers(2**63)))
-
-    def act(self, observation, action_mask) -> int:
-        return self.current.act(observation, action_mask)
-
-
-def rule_keys(name: str) -> tuple[str, ...] | None:
-    """The keys ``--rule`` may set in env.kwargs: the rule and table options the registry
-    gives the config's game; None where the config cannot say (load_config names why)."""
-    try:
-        record = games.by_gym_id(yaml.safe_load(find_config(name).read_text())["env"]["id"])
-    except (OSError, yaml.YAMLError, LookupError, TypeError, ValueError):
-        return None
-    return (*record.rule_options, *record.table_options)
-
-
-def load_checkpoint(checkpoints: list[Path], normalize_obs: bool):
-    """The newest checkpoint that loads, with its observation statistics, stepping back over
-    damaged ones (a warning line each); ``(path, model, normalizer or None)``."""
-    for path in reversed(checkpoints):
-        try:
-            model = load_model(path)
-            normalizer = load_normalizer(path)
-            if normalize_obs and normalizer is None:
-                stats = normalizer_path(path).name
-                raise ValueError(f"its observation statistics {stats} are missing")
-            return path, model, normalizer
-        except (ValueError, FileNotFoundError) as err:
-            print(f"warning: skipping damaged checkpoint {path.name}: {err}", file=sys.stderr)
-    raise ConfigError(f"--resume: none of the {len(checkpoints)} checkpoints loads")
+from train.common.rundir import check_more_to_train, choose_run_dir, save_rows
+from train.common.sb3 import (  # noqa: F401  (train.ppo's public names, kept)
+    Config,
+    EnvConfig,
+    RunConfig,
+    SelfPlayConfig,
+    SnapshotPool,
+    _evaluation_missing,
+    batched,
+    build_model,
+    check_same_network,
+    clock_callback,
+    evaluate,
+    finish,
+    format_result,
+    learn_rest,
+    load_checkpoint,
+    load_config,
+    load_env_run,
+    make_vec_env,
+    measure,
+    next_multiple,
+    open_run,
+    optimal_score,
+    plot_curve,
+    ppo_arguments,
+    resume_model,
+    rule_keys,
+    save_model,
+    scored_in_chips,
+    setup_torch,
+)
 
 
 def main(argv: list[str] | None = None) -> Path:
@@ -533,163 +73,85 @@ def main(argv: list[str] | None = None) -> Path:
     add_run_arguments(parser)
     add_rule_argument(parser, example="lock_kept_dice=false")
     args = parser.parse_args(argv)
-
-    overrides = run_overrides(args)
-    cfg = load_config(args.config, overrides, rule_options(parser, args, rule_keys(args.config)))
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    torch.set_num_threads(cfg.run.torch_threads)
-    # The masked distributions are built from the policy's own logits, valid by construction:
-    # checking every batch's arguments costs about a tenth of PPO's update.
-    torch.distributions.Distribution.set_default_validate_args(False)
-    run_dir = cfg.run_dir
-    ckpt_dir = run_dir / "checkpoints"
-    checkpoints = check_run_folder(run_dir, args.resume)
+    rules = rule_options(parser, args, rule_keys(args.config))
+    cfg = load_config(args.config, run_overrides(args), rules, ("ppo",))
+    setup_torch(cfg.run.torch_threads)
+    run_dir, checkpoints = choose_run_dir(cfg.run_dir, args.resume, args.run, "step_*.zip")
+    cfg.use_folder(run_dir)
 
     # Model and envs are built before any file is written: what MaskablePPO rejects leaves
-    # nothing behind. A resumed run seeds its envs afresh, so it does not replay the
-    # episodes it began with.
+    # nothing behind.
+    last = None
     if args.resume:
-        last, model, normalizer = load_checkpoint(checkpoints, cfg.run.normalize_obs)
-        start = checkpoint_step(last)
-        vec = make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed + start)
-        if cfg.run.normalize_obs:
-            normalizer.set_venv(vec.venv)
-            vec = normalizer
-        try:
-            model.set_env(vec)
-        except ValueError as err:
-            raise ConfigError(f"--resume: {last.name} does not fit this config: {err}") from None
+        check_same_network(run_dir / "config.yaml", cfg.ppo)
+        envs_at = lambda step: make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed + step)  # noqa: E731
+        last, model, vec = resume_model(checkpoints, cfg.run.normalize_obs, envs_at)
         model.tensorboard_log = str(run_dir / "tb")
+        check_more_to_train(run_dir, model.num_timesteps, cfg.run.total_timesteps, "timesteps")
         print(f"resuming {run_dir} from {last.name} ({model.num_timesteps} steps)")
     else:
         vec = make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed)
-        try:
-            model = MaskablePPO(
-                env=vec,
-                seed=cfg.run.seed,
-                device="cpu",
-                verbose=0,
-                tensorboard_log=str(run_dir / "tb"),
-                **ppo_arguments(cfg.ppo),
-            )
-        except (ValueError, TypeError, AssertionError) as err:
-            vec.close()
-            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-            raise ConfigError(f"ppo: MaskablePPO rejects these arguments: {first}") from None
+        model = build_model(cfg.ppo, vec, cfg.run.seed, tensorboard_log=str(run_dir / "tb"))
     best_known = None if scored_in_chips(cfg) else optimal_score(cfg)
+    sections = {"trainer": "ppo", "env": cfg.env, "ppo": cfg.ppo, "run": cfg.run}
+    rows, clock, callback, progress = open_run(
+        cfg, args.resume, model, last, sections, ("pool/*.zip",)
+    )
+    normalizer = vec if cfg.run.normalize_obs else None
 
-    ckpt_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "pool").mkdir(exist_ok=True)
-    for folder in (run_dir, ckpt_dir, run_dir / "pool"):
-        sweep_stale_temps(folder)  # left by a process killed mid-save
-    metrics_path = run_dir / "metrics.csv"
-    if not args.resume:  # a fresh start: nothing of an attempt killed before its first checkpoint
-        metrics_path.unlink(missing_ok=True)
-        for snapshot in (run_dir / "pool").glob("*.zip"):
-            snapshot.unlink()
-    resolved = {
-        "env": dataclasses.asdict(cfg.env),
-        "ppo": cfg.ppo,
-        "run": dataclasses.asdict(cfg.run),
-    }
-    write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
-    repair_csv(metrics_path)  # a row cut short by a kill was never written
-    started = time.perf_counter()
-    last = last_row(metrics_path) if args.resume else {}
-    wall_before = float(last.get("wall_s", 0.0))
-    # Where the wall time goes (seconds, summed over the run, resumed runs included): stepping
-    # the envs with the policy (rollout), PPO's gradient epochs (update), evaluations (eval).
-    clock = {k: float(last.get(k, 0.0) or 0.0) for k in ("rollout_s", "update_s", "eval_s")}
-    since = {"step": model.num_timesteps, "train_s": clock["rollout_s"] + clock["update_s"]}
+    def record(step: int, n_episodes: int, label: str = "") -> dict[str, float]:
+        from agents.ppo import PPOAgent
 
-    def save(path: Path) -> None:
-        """The model, and beside it (written first) the observation statistics when they are
-        used; each file atomically, so a checkpoint's zip is there only when it is whole."""
-        if cfg.run.normalize_obs:
-            with atomic_write(normalizer_path(path)) as f:
-                pickle.dump(vec, f)
-        with atomic_write(path) as f:
-            model.save(f)
-
-    def record(step: int, n_episodes: int) -> dict[str, float]:
         tick = time.perf_counter()
-        row = {"timesteps": step, "wall_s": wall_before + tick - started}
-        agent = PPOAgent.from_model(model, vec if cfg.run.normalize_obs else None)
-        row.update(measure(agent, cfg, n_episodes, best_known))
-        clock["eval_s"] += time.perf_counter() - tick
-        train_s = clock["rollout_s"] + clock["update_s"]
-        row.update(clock)
-        row["steps_per_s"] = ""  # env steps per training second, this process so far
-        if step > since["step"] and train_s > since["train_s"]:
-            row["steps_per_s"] = (step - since["step"]) / (train_s - since["train_s"])
-        append_csv(metrics_path, row)
+        row = {"timesteps": step, "wall_s": progress.elapsed()}
+        row.update(measure(PPOAgent.from_model(model, normalizer), cfg, n_episodes, best_known))
+        row.update(clock.account(step, time.perf_counter() - tick))
+        rows.add(row)
+        progress.line(step, row, label)
         return row
 
-    class Periodic(BaseCallback):
-        def __init__(self) -> None:
-            super().__init__()
-            self.next_eval = next_multiple(model.num_timesteps, cfg.run.eval_every)
-            self.next_ckpt = next_multiple(model.num_timesteps, cfg.run.checkpoint_every)
-            self.next_snap = next_multiple(model.num_timesteps, cfg.run.self_play.snapshot_every)
-            self.rollout_start = self.rollout_end = None
-            self.eval_before = 0.0
+    def checkpoint(step: int) -> None:
+        save_rows(run_dir / "checkpoints" / f"step_{step}.zip", rows.path)
+        save_model(model, run_dir / "checkpoints" / f"step_{step}.zip", normalizer)
 
-        def _on_rollout_start(self) -> None:
-            now = time.perf_counter()
-            if self.rollout_end is not None:  # the update between two rollouts
-                clock["update_s"] += now - self.rollout_end
-            self.rollout_start, self.eval_before = now, clock["eval_s"]
+    def snapshot(step: int) -> None:
+        save_model(model, run_dir / "pool" / f"snap_{step:012d}.zip", normalizer)
 
-        def _on_rollout_end(self) -> None:
-            self.rollout_end = time.perf_counter()
-            evaluating = clock["eval_s"] - self.eval_before  # evaluations run inside rollouts
-            clock["rollout_s"] += self.rollout_end - self.rollout_start - evaluating
-            self.logger.record("time/rollout_s", clock["rollout_s"])
-            self.logger.record("time/update_s", clock["update_s"])
-
-        def _on_training_end(self) -> None:
-            if self.rollout_end is not None:  # the last update
-                clock["update_s"] += time.perf_counter() - self.rollout_end
-                self.rollout_end = None
-
-        def _on_step(self) -> bool:
-            step = self.num_timesteps
-            if step >= self.next_ckpt:
-                save(ckpt_dir / f"step_{step}.zip")
-                self.next_ckpt += cfg.run.checkpoint_every
-            if cfg.run.self_play.enabled and step >= self.next_snap:
-                save(run_dir / "pool" / f"snap_{step:012d}.zip")
-                self.next_snap += cfg.run.self_play.snapshot_every
-            if step >= self.next_eval:
-                row = record(step, cfg.run.eval_episodes)
-                for key, value in row.items():
-                    if key not in ("timesteps", *clock):
-                        self.logger.record(f"eval/{key}", value)
-                self.next_eval += cfg.run.eval_every
-            return True
-
+    events = [(cfg.run.eval_every, lambda step: record(step, cfg.run.eval_episodes))]
+    events.append((cfg.run.checkpoint_every, checkpoint))
+    if cfg.run.self_play.enabled:
+        events.insert(0, (cfg.run.self_play.snapshot_every, snapshot))
     if not args.resume:
         record(0, cfg.run.eval_episodes)  # the untrained policy: the curve's first point
-    elif _evaluation_missing(metrics_path, model.num_timesteps, cfg.run.eval_every):
-        record(model.num_timesteps, cfg.run.eval_episodes)  # killed between checkpoint and eval
-    learn_rest(model, cfg.run.total_timesteps, Periodic(), args, tb_log_name="ppo")
-    final_ckpt = ckpt_dir / f"step_{model.num_timesteps}.zip"
-    if not final_ckpt.exists():  # a kill from here on resumes straight to the final evaluation
-        save(final_ckpt)
-    save(run_dir / "model.zip")
-    final = record(model.num_timesteps, cfg.run.final_eval_episodes)
-    if cfg.run.record_games > 0:  # watch the trained model play (envs.render pictures)
-        from envs.render.record import record_episode
-
-        agent = PPOAgent.from_model(model, vec if cfg.run.normalize_obs else None)
-        for k in range(cfg.run.record_games):
-            env = gym.make(cfg.env.id, render_mode="rgb_array", **cfg.env.kwargs)
-            record_episode(env, agent, run_dir / "videos" / f"game_{k}.gif", seed=20_000_000 + k)
+    elif _evaluation_missing(rows.path, model.num_timesteps, cfg.run.eval_every):
+        record(model.num_timesteps, cfg.run.eval_episodes)  # a row lost (older checkpoints)
+    learn_rest(model, cfg.run.total_timesteps, callback(events), args, tb_log_name="ppo")
+    if not (run_dir / "checkpoints" / f"step_{model.num_timesteps}.zip").exists():
+        checkpoint(model.num_timesteps)  # a kill from here on resumes to the final evaluation
+    save_model(model, run_dir / "model.zip", normalizer)
+    final = record(model.num_timesteps, cfg.run.final_eval_episodes, "final: ")
+    record_videos(cfg, model, normalizer)
     vec.close()
-    reference = finish(cfg, metrics_path, final, best_known)
+    reference = finish(cfg, rows.path, final, best_known)
+    report(cfg, model, final, reference, clock, best_known)
+    return run_dir
+
+
+def record_videos(cfg: Config, model, normalizer) -> None:
+    """``run.record_games`` evaluation games of the trained model as ``videos/game_k.gif``."""
+    import gymnasium as gym
+
+    from agents.ppo import PPOAgent
+    from envs.render.record import record_episode
+
+    agent = PPOAgent.from_model(model, normalizer)
+    for k in range(cfg.run.record_games):
+        env = gym.make(cfg.env.id, render_mode="rgb_array", **cfg.env.kwargs)
+        record_episode(env, agent, cfg.run_dir / "videos" / f"game_{k}.gif", seed=20_000_000 + k)
+
+
+def report(cfg: Config, model, final: dict, reference: dict, clock, best_known) -> None:
+    """The closing lines: steps, time, throughput, the learner beside the heuristic."""
     print(f"\n{cfg.run_name}: {model.num_timesteps} steps in {final['wall_s']:.0f} s")
     train_s = clock["rollout_s"] + clock["update_s"]
     if train_s > 0:
@@ -700,137 +162,8 @@ def main(argv: list[str] | None = None) -> Path:
         )
     print("PPO       " + format_result(final, cfg, best_known).replace("\n", "\n          "))
     print("heuristic " + format_result(reference, cfg, best_known).replace("\n", "\n          "))
-    print(
-        f"model: {run_dir / 'model.zip'}  (make_agent('ppo:{run_dir / 'model.zip'}', "
-        f"game={cfg.game!r}))"
-    )
-    return run_dir
-
-
-def finish(
-    cfg: Config, metrics_path: Path, final: dict[str, float], best_known: float | None
-) -> dict[str, float]:
-    """The end of a run of a ppo config (train/ppo.py, train/rllib.py): ``curve.png``, the
-    heuristic player measured in the learner's place on the same episodes (the yardstick,
-    returned), and ``final.json`` with the learner's ``final`` row beside it."""
-    plot_curve(metrics_path, cfg.run_dir / "curve.png", cfg, best_known)
-    rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
-    heuristic = make_agent("heuristic", cfg.game, **rules)
-    reference = measure(heuristic, cfg, cfg.run.final_eval_episodes, best_known)
-    write_text(
-        cfg.run_dir / "final.json",
-        json.dumps({"ppo": final, "heuristic_in_its_place": reference, "optimal": best_known}),
-    )
-    return reference
-
-
-def measure(
-    agent: Agent, cfg: Config, n_episodes: int, best_known: float | None
-) -> dict[str, float]:
-    """Mean score (and % of optimal), or chips and win rate against each baseline opponent.
-
-    Every agent measured in a run plays the same episodes (same seeds).
-    """
-    seed = 10_000_000 + cfg.run.seed
-    if not scored_in_chips(cfg):
-        res = evaluate(agent, cfg, n_episodes, seed)
-        row = {"score": res["mean"], "score_ci95": res["ci95"]}
-        if best_known:
-            row["pct_optimal"] = 100 * res["mean"] / best_known
-        return row
-    row = {}
-    for opp in baselines(cfg):
-        res = evaluate(agent, cfg, n_episodes, seed, opponents=opp)
-        row[f"{opp}_chips"] = res["mean"]
-        row[f"{opp}_chips_ci95"] = res["ci95"]
-        row[f"{opp}_win_rate"] = res["win_rate"]
-    return row
-
-
-def format_result(row: dict[str, float], cfg: Config, best_known: float | None) -> str:
-    if "score" in row:
-        text = f"final evaluation: mean score {row['score']:.2f} ± {row['score_ci95']:.2f}"
-        if best_known:
-            text += f" = {row['pct_optimal']:.1f}% of the optimal {best_known:.2f}"
-        return text
-    return "\n".join(
-        f"vs {opp}: chips/game {row[f'{opp}_chips']:+.3f} ± {row[f'{opp}_chips_ci95']:.3f}, "
-        f"win rate {row[f'{opp}_win_rate']:.3f}"
-        for opp in baselines(cfg)
-    )
-
-
-def plot_curve(metrics_path: Path, out: Path, cfg: Config, best_known: float | None) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with metrics_path.open() as f:
-        rows = list(csv.DictReader(f))
-    fig, ax = plt.subplots(figsize=(7, 4))
-
-    def series(column: str, label: str) -> None:
-        # a resumed run may have added a column: plot the rows that have it
-        have = [r for r in rows if r.get(column)]
-        ax.errorbar(
-            [int(float(r["timesteps"])) for r in have],
-            [float(r[column]) for r in have],
-            yerr=[float(r[f"{column}_ci95"]) for r in have],
-            marker="o",
-            label=label,
-        )
-
-    if "score" in rows[0]:
-        series("score", "PPO")
-        if best_known:
-            ax.axhline(best_known, color="k", ls="--", label=f"optimal {best_known:.1f}")
-        ax.set_ylabel("mean score")
-    else:
-        for opp in baselines(cfg):
-            series(f"{opp}_chips", f"vs {opp}")
-        ax.axhline(0, color="k", lw=0.8)
-        ax.set_ylabel("chips per game")
-    ax.set_xlabel("timesteps")
-    ax.set_title(cfg.run_name)
-    ax.legend()
-    fig.tight_layout()
-    with atomic_write(out) as f:
-        fig.savefig(f, format="png", dpi=100)
-    plt.close(fig)
-
-
-def learn_rest(model, total_timesteps: int, callback, args, **learn_kwargs) -> None:
-    """Train ``model`` on up to ``total_timesteps`` steps in all: a resumed run (``--resume``)
-    goes on counting from its checkpoint; the progress bar unless ``--no-progress``."""
-    remaining = total_timesteps - model.num_timesteps
-    if remaining > 0:
-        model.learn(
-            remaining,
-            callback=callback,
-            progress_bar=not args.no_progress,
-            reset_num_timesteps=not args.resume,
-            **learn_kwargs,
-        )
-
-
-def next_multiple(step: int, every: int) -> int:
-    """The first multiple of ``every`` after ``step`` (when the next evaluation or
-    checkpoint falls due)."""
-    return (step // every + 1) * every
-
-
-def _evaluation_missing(path: Path, step: int, every: int) -> bool:
-    """Whether the last evaluation due by ``step`` (a checkpoint's) has no row: the run was
-    killed between saving that checkpoint and measuring it."""
-    due = step // every * every
-    if due == 0:
-        return False
-    if not path.exists():
-        return True
-    with path.open(newline="") as f:
-        done = [int(float(r["timesteps"])) for r in csv.DictReader(f)]
-    return not any(due <= t <= step for t in done)
+    model_zip = cfg.run_dir / "model.zip"
+    print(f"model: {model_zip}  (make_agent('ppo:{model_zip}', game={cfg.game!r}))")
 
 
 def cli(argv: list[str] | None = None) -> None:

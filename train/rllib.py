@@ -38,29 +38,27 @@ Everything lands in ``runs/{game}__{config}-rllib__{seed}/`` as train/ppo.py lay
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first
+    import _bootstrap  # noqa: F401
+
 import argparse
 import dataclasses
 import inspect
 import os
 import random
 import shutil
-import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-if __package__ in (None, ""):  # run as a script: make ``train.ppo`` importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents import make_agent  # noqa: E402
-from agents.atomic import fsync_dir, write_text  # noqa: E402
-from envs import games  # noqa: E402
-from envs.cli import add_rule_argument, rule_options  # noqa: E402
-from train.config import ConfigError, append_csv, last_row  # noqa: E402
-from train.ppo import (  # noqa: E402
+from agents import make_agent
+from agents.atomic import fsync_dir
+from envs import games
+from envs.cli import add_rule_argument, rule_options
+from train.common.config import ConfigError, command_line, last_row
+from train.common.progress import Progress
+from train.common.rundir import Rows, prepare, save_rows, tracked_files
+from train.common.sb3 import (
     Config,
     batched,
     check_env_and_opponents,
@@ -158,7 +156,7 @@ def load_config(
     name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
 ) -> RLlibConfig:
     """The config ``name`` (env:, run: as train/ppo.py reads them; rllib: checked)."""
-    path, data, env, run = load_env_run(name, overrides, env_kwargs)
+    path, data, env, run = load_env_run(name, overrides, env_kwargs, ("ppo", "rllib"))
     section = data.get("rllib") or {}
     rllib_arguments(section, f"{path.name}: rllib")
     cfg = RLlibConfig(path.stem, env, {}, run, dict(section))
@@ -352,14 +350,21 @@ def main(argv: list[str] | None = None) -> Path:
         raise FileExistsError(f"{run_dir} already holds a finished run; use --out or --seed")
     if args.resume and not checkpoints:
         raise FileNotFoundError(f"--resume: no checkpoint in {ckpt_dir}")
-    ckpt_dir.mkdir(parents=True, exist_ok=True)
+    if tracked_files(run_dir):
+        raise ConfigError(
+            f"{run_dir} holds files tracked by git; a run never writes over them: "
+            "choose --out or --seed"
+        )
     resolved = {
+        "trainer": "rllib",
         "env": dataclasses.asdict(cfg.env),
         "rllib": cfg.rllib,
         "run": dataclasses.asdict(cfg.run),
         "ray": {"num_env_runners": args.num_env_runners, "num_learners": args.num_learners},
     }
-    write_text(run_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
+    last = checkpoints[-1] if args.resume else None
+    metrics_path = prepare(run_dir, args.resume, resolved)
+    rows = Rows(metrics_path, "timesteps", args.resume, last)
 
     init_ray(args.address, args.num_env_runners, args.num_learners)
     try:
@@ -374,7 +379,6 @@ def main(argv: list[str] | None = None) -> Path:
         snaps = [f"snap_{i}" for i in range(sp.pool_size)] if cfg.self_play else []
         steps = 0
         if args.resume:
-            last = checkpoints[-1]
             algo.restore_from_path(str(last.resolve()))
             steps = _steps(last)
             print(f"resuming {run_dir} from {last.name} ({steps} steps)")
@@ -383,17 +387,16 @@ def main(argv: list[str] | None = None) -> Path:
                 take_snapshot(algo, slot)
 
         best_known = None if scored_in_chips(cfg) else optimal_score(cfg)
-        metrics_path = run_dir / "metrics.csv"
-        started = time.perf_counter()
         wall_before = float(last_row(metrics_path).get("wall_s", 0.0)) if args.resume else 0.0
-        if not args.resume and metrics_path.exists():
-            metrics_path.unlink()
+        progress = Progress(run_dir, cfg.run.total_timesteps, steps, "steps", wall_before)
+        progress.start(cfg.run_name)
 
-        def record(step: int, n_episodes: int) -> dict[str, float]:
-            row = {"timesteps": step, "wall_s": wall_before + time.perf_counter() - started}
+        def record(step: int, n_episodes: int, label: str = "") -> dict[str, float]:
+            row = {"timesteps": step, "wall_s": progress.elapsed()}
             agent = RLlibAgent.from_module(algo.get_module(mid))
             row.update(measure(agent, cfg, n_episodes, best_known))
-            append_csv(metrics_path, row)
+            rows.add(row)
+            progress.line(step, row, label)
             return row
 
         if not args.resume:
@@ -404,21 +407,22 @@ def main(argv: list[str] | None = None) -> Path:
         while steps < cfg.run.total_timesteps:
             result = algo.train()
             steps += int(result["env_runners"]["num_env_steps_sampled"])
-            if steps >= next_ckpt:
-                save_checkpoint(algo, ckpt_dir / f"step_{steps}")
-                next_ckpt = next_multiple(steps, cfg.run.checkpoint_every)
             if snaps and steps >= next_snap:
                 take_snapshot(algo, snaps[(steps // sp.snapshot_every - 1) % len(snaps)])
                 next_snap = next_multiple(steps, sp.snapshot_every)
-            if steps >= next_eval:
-                row = record(steps, cfg.run.eval_episodes)
-                print(f"{steps} steps: " + format_result(row, cfg, best_known).replace("\n", "; "))
+            if steps >= next_eval:  # before the checkpoint: it knows its row
+                record(steps, cfg.run.eval_episodes)
                 next_eval = next_multiple(steps, cfg.run.eval_every)
+            if steps >= next_ckpt:
+                save_rows(ckpt_dir / f"step_{steps}", metrics_path)
+                save_checkpoint(algo, ckpt_dir / f"step_{steps}")
+                next_ckpt = next_multiple(steps, cfg.run.checkpoint_every)
         final_ckpt = ckpt_dir / f"step_{steps}"
         if not final_ckpt.exists():
+            save_rows(final_ckpt, metrics_path)
             save_checkpoint(algo, final_ckpt)
         export_model(final_ckpt, mid, run_dir / "model")
-        final = record(steps, cfg.run.final_eval_episodes)
+        final = record(steps, cfg.run.final_eval_episodes, "final: ")
         algo.stop()
     finally:
         ray.shutdown()
@@ -434,11 +438,7 @@ def main(argv: list[str] | None = None) -> Path:
 
 def cli(argv: list[str] | None = None) -> None:
     """The command line: a bad config, option or run folder is one line and exit status 2."""
-    try:
-        main(argv)
-    except (ConfigError, FileNotFoundError, FileExistsError) as err:
-        print(f"rllib.py: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
+    command_line(main, "rllib.py", argv)
 
 
 if __name__ == "__main__":

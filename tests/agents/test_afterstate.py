@@ -179,7 +179,7 @@ def test_tiny_training_run_resume_and_agent(tmp_path):
     assert [int(r["games"]) for r in rows] == [0, 32, 64, 64]
     assert all(0 < float(r["pct_optimal"]) < 110 for r in rows)
     with pytest.raises(FileExistsError, match="already holds a finished run"):
-        main(["--config", str(path), "--no-progress"])
+        main(["--config", str(path), "--no-progress", "--run", str(run_dir)])
     # continue the same run to a larger budget
     main(["--config", str(path), "--no-progress", "--resume", "--total-games", "96"])
     with (run_dir / "metrics.csv").open() as f:

@@ -1,12 +1,12 @@
 """Kill real training runs with SIGKILL, again and again, then let one finish (used by
-``test_train_ppo.py::test_sigkill_at_random_moments_then_resume``).
+``test_train_ppo.py::test_sigkill_at_random_moments_then_resume`` and ``test_kill.py``).
 
-    python tests/train/kill_driver.py CONFIG KILLS SEED LOG.json
+    python tests/train/kill_driver.py [TRAINER] CONFIG KILLS SEED LOG.json [REFERENCE_OUT]
 
-The driver imports everything once, then forks one child per run (a fork is fast; the
-driver itself never runs torch, so forking is safe). Each child runs ``train/ppo.py``'s
-``main`` (with ``--resume`` once a checkpoint exists) and dies by one of three deaths,
-in turn:
+TRAINER is ``ppo`` (the default), ``league``, ``afterstate`` or ``handvalue``. The driver
+imports everything once, then forks one child per run (a fork is fast; the driver itself
+never runs torch, so forking is safe). Each child runs ``train/<TRAINER>.py``'s ``main``
+(with ``--resume`` once a checkpoint exists) and dies by one of three deaths, in turn:
 
 - ``timer``: the driver sends SIGKILL after a random delay;
 - ``mid_save``: the child kills itself in the middle of writing one of its files
@@ -14,12 +14,15 @@ in turn:
 - ``after_checkpoint``: the child kills itself right after a checkpoint is in place,
   before that step is evaluated.
 
-After each death the driver records what is on disk; a last run finishes. The log
-(JSON) is for the test to check.
+After each death the driver records what is on disk; a last run finishes. With
+REFERENCE_OUT, one more child then runs the same config uninterrupted with
+``--out REFERENCE_OUT`` (the run a killed one must match). The log (JSON) is for the test
+to check.
 """
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import os
@@ -36,15 +39,14 @@ sys.path.insert(0, str(ROOT))
 import sb3_contrib  # noqa: E402,F401  (imported before forking: each child starts warm)
 import torch  # noqa: E402,F401
 
-from train import ppo  # noqa: E402
+from train.common.rundir import _CHECKPOINT, checkpoints  # noqa: E402
+
+TRAINERS = ("ppo", "league", "afterstate", "handvalue")
 
 
 def snapshot(run_dir: Path) -> dict:
     """What is on disk: checkpoints, whole metrics lines, every file name."""
-    ckpts = sorted(
-        (p.name for p in (run_dir / "checkpoints").glob("step_*.zip")),
-        key=lambda n: int(n[5:-4]),
-    )
+    ckpts = [p.name for p in checkpoints(run_dir)]
     metrics = run_dir / "metrics.csv"
     text = metrics.read_bytes().decode() if metrics.exists() else ""
     whole = text[: text.rfind("\n") + 1].splitlines()
@@ -74,10 +76,13 @@ class DyingWriter(io.BufferedWriter):
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+MID_SAVE_FILES = 8  # mid_save dies in one of the first this many files a run writes
+
+
 def arm(death: str, rng: random.Random) -> None:
     """In the child: arrange its own death."""
     if death == "mid_save":
-        nth, mth = rng.randint(1, 8), rng.randint(1, 6)
+        nth, mth = rng.randint(1, MID_SAVE_FILES), rng.randint(1, 6)
         real_fdopen = os.fdopen
         count = [0]
 
@@ -101,7 +106,7 @@ def arm(death: str, rng: random.Random) -> None:
         def replace(src, dst, *args, **kwargs):
             real_replace(src, dst, *args, **kwargs)
             name = Path(dst).name
-            if name.startswith("step_") and name.endswith(".zip"):
+            if Path(dst).parent.name == "checkpoints" and _CHECKPOINT.match(name):
                 count[0] += 1
                 if count[0] == nth:
                     os.kill(os.getpid(), signal.SIGKILL)
@@ -109,7 +114,7 @@ def arm(death: str, rng: random.Random) -> None:
         os.replace = replace
 
 
-def run_once(argv: list[str], death: str | None, delay: float, rng: random.Random) -> dict:
+def run_once(main, argv: list[str], death: str | None, delay: float, rng: random.Random) -> dict:
     read_end, write_end = os.pipe()
     child_seed = rng.randrange(2**32)
     pid = os.fork()
@@ -122,7 +127,7 @@ def run_once(argv: list[str], death: str | None, delay: float, rng: random.Rando
         try:
             if death in ("mid_save", "after_checkpoint"):
                 arm(death, random.Random(child_seed))
-            ppo.main(argv)
+            main(argv)
         except BaseException:
             traceback.print_exc()
             code = 1
@@ -155,19 +160,40 @@ def run_once(argv: list[str], death: str | None, delay: float, rng: random.Rando
 
 
 def main() -> None:
-    config, kills, seed, log = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    cfg = ppo.load_config(config)
+    global MID_SAVE_FILES
+    args = sys.argv[1:]
+    trainer, longest = "ppo", 1.5
+    if args[0] in TRAINERS:  # a run of a few files and seconds: deaths within them
+        trainer, longest, MID_SAVE_FILES = args.pop(0), 4.0, 3
+    config, kills, seed, log = args[0], int(args[1]), int(args[2]), args[3]
+    reference = args[4] if len(args) > 4 else None
+    module = importlib.import_module(f"train.{trainer}")
+    cfg = module.load_config(config)
     run_dir = cfg.run_dir
+    # the solvers every child asks (numpy only): once here, then each child has them
+    if trainer == "afterstate":
+        module.optimal_score(cfg)
+    elif trainer == "handvalue":
+        from agents import make_agent
+
+        make_agent("optimal", cfg.game, **cfg.rule_options)
     rng = random.Random(seed)
     deaths = ["timer", "mid_save", "after_checkpoint"]
     events = []
     for i in range(kills + 1):
-        resume = bool(list((run_dir / "checkpoints").glob("step_*.zip")))
+        if (run_dir / "final.json").exists():
+            break  # finished (a late timer): nothing left to kill
+        resume = bool(checkpoints(run_dir))
         argv = ["--config", config, "--no-progress", *(["--resume"] if resume else [])]
         before = snapshot(run_dir) if run_dir.exists() else None
         death = deaths[i % 3] if i < kills else None
-        event = run_once(argv, death, rng.uniform(0.3, 1.5), rng)
+        event = run_once(module.main, argv, death, rng.uniform(0.3, longest), rng)
         event.update(resume=resume, before=before, after=snapshot(run_dir))
+        events.append(event)
+    if reference is not None:
+        argv = ["--config", config, "--no-progress", "--out", reference]
+        event = run_once(module.main, argv, None, 0.0, rng)
+        event.update(resume=False, before=None, after=None, reference=True)
         events.append(event)
     Path(log).write_text(json.dumps(events, indent=1))
 

@@ -65,8 +65,13 @@ def test_tiny_run_saves_everything_and_plays(tmp_path):
     while not done:
         action = agent.act(obs, info["action_mask"])
         obs, _, done, _, info = env.step(action)
+    # a finished run is never written over: named with --run it is refused, a plain rerun
+    # takes the next free number
     with pytest.raises(FileExistsError, match="already holds a finished run"):
-        main(["--config", tiny_config(tmp_path), "--no-progress"])
+        main(["--config", tiny_config(tmp_path), "--no-progress", "--run", str(run_dir)])
+    again = main(["--config", tiny_config(tmp_path), "--no-progress"])
+    assert again.name == "dice_poker__tiny__0_2"
+    assert rows(run_dir / "metrics.csv") == metrics
 
 
 def test_resume_gives_the_uninterrupted_table(tmp_path):

@@ -19,12 +19,12 @@ from envs.dice_poker import observe
 from envs.rules.dice import multiset_probability, multisets
 from envs.rules.dice_poker import DicePokerGame, DicePokerRules
 from envs.rules.scorecard import N_REROLL_ACTIONS, ScorecardGame, make_rules
-from train.play import build_table, main, parse_rules
-from train.playing.base import MoveError, SetupError
-from train.playing.card_poker import CardPokerTable
-from train.playing.coach import dice_poker_action_values, scorecard_action_values
-from train.playing.dice_poker import DicePokerTable
-from train.playing.scorecard import ScorecardTable
+from tools.play import build_table, main, parse_rules
+from tools.playing.base import MoveError, SetupError
+from tools.playing.card_poker import CardPokerTable
+from tools.playing.coach import dice_poker_action_values, scorecard_action_values
+from tools.playing.dice_poker import DicePokerTable
+from tools.playing.scorecard import ScorecardTable
 
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = {"yahtzee": make_rules("russian").rows, "yahtzee_classic": make_rules("classic").rows}

@@ -58,9 +58,10 @@ def test_train_save_and_play(tmp_path):
         action = agent.act(obs, info["action_mask"])
         assert info["action_mask"][action]
         obs, _, done, _, info = env.step(action)
-    # a finished run is not overwritten by accident
+    # a finished run is not overwritten by accident: named with --run, it is refused (a
+    # plain rerun takes the next free number: tests/train/test_rundir.py)
     with pytest.raises(FileExistsError, match="finished run"):
-        main(["--config", str(tiny_config(tmp_path)), "--no-progress"])
+        main(["--config", str(tiny_config(tmp_path)), "--no-progress", "--run", str(run_dir)])
 
 
 def test_resume_continues_from_the_last_checkpoint(tmp_path):
@@ -86,7 +87,9 @@ def test_resume_without_checkpoint_is_an_error(tmp_path):
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda d: d.update(trainer={}), r"unknown section\(s\) \['trainer'\]"),
+        (lambda d: d.update(trainers={}), r"unknown section\(s\) \['trainers'\]"),
+        (lambda d: d.update(trainer={}), r"trainer must be one of \[.*'ppo'.*got \{\}"),
+        (lambda d: d.update(trainer="afterstate"), "train it with: python train/afterstate.py"),
         (lambda d: d["env"].update(kwarg={}), r"unknown key\(s\) \['kwarg'\] in .*env"),
         (lambda d: d["env"].update(id="Chess-v0"), "env.id 'Chess-v0'"),
         (
@@ -152,30 +155,37 @@ def test_broken_model_files(tmp_path, content, error, message):
 
 
 def test_every_committed_config_loads():
-    """Every config loads in the script it is written for (a value: section: the afterstate
-    learner, train/afterstate.py; a league: section: train/league.py; a learner: section:
-    the dice-poker hand-value learner, train/handvalue.py; else train/ppo.py)."""
-    from train import afterstate, handvalue, league
+    """Every config names its trainer (``trainer:``) and loads in that script (a value:
+    section: the afterstate learner, train/afterstate.py; a league: section: train/league.py;
+    a learner: section: the dice-poker hand-value learner, train/handvalue.py; else
+    train/ppo.py or train/best_response.py); train/ppo.py says in one line which script
+    reads a config of another trainer."""
+    from train import afterstate, best_response, handvalue, league
     from train.ppo import CONFIG_DIR
 
     names = sorted(p.name for p in CONFIG_DIR.glob("*.yaml"))
     assert "quickstart.yaml" in names and "yahtzee_quickstart.yaml" in names
     for name in names:
         sections = yaml.safe_load((CONFIG_DIR / name).read_text())
+        trainer = sections["trainer"]
         if "league" in sections:
+            assert trainer == "league"
             assert league.load_config(name).run.total_timesteps > 0
-            with pytest.raises(ValueError, match="train/league.py"):
-                load_config(name)
         elif "value" in sections:
+            assert trainer == "afterstate"
             assert afterstate.load_config(name).run.total_games > 0
-            with pytest.raises(ValueError, match="train/afterstate.py"):
-                load_config(name)
         elif "learner" in sections:
+            assert trainer == "handvalue"
             assert handvalue.load_config(name).run.total_games > 0
-            with pytest.raises(ValueError, match="train/handvalue.py"):
-                load_config(name)
+        elif trainer == "best_response":
+            assert best_response.load_config(name)[2].total_timesteps > 0
         else:
+            assert trainer == "ppo", name
             assert load_config(name).run.total_timesteps > 0
+        if trainer != "ppo":  # train/ppo.py reads only its own (ppo.py's main: ("ppo",))
+            with pytest.raises(ValueError, match=f"train/{trainer}.py") as err:
+                load_config(name, None, None, ("ppo",))
+            assert "\n" not in str(err.value)
 
 
 def test_self_play_pool_feeds_snapshots_back_as_opponents(tmp_path):
@@ -298,7 +308,9 @@ BAD_CONFIGS = [
     ("yaml_tab_indent", "env:\n\tid: DicePoker-v0\n", [], ["not valid YAML"]),
     ("yaml_top_level_list", "- env\n- ppo\n", [], ["a config is a mapping", "['env', 'ppo']"]),
     ("yaml_scalar", "hello\n", [], ["a config is a mapping", "'hello'"]),
-    ("unknown_section", _set("trainer", "x", 1), [], ["trainer"]),
+    ("unknown_section", _set("trainers", "x", 1), [], ["trainers"]),
+    ("trainer_unknown", _set("trainer", "tpo"), [], ["trainer must be one of", "tpo"]),
+    ("trainer_of_another_script", _set("trainer", "league"), [], ["python train/league.py"]),
     ("env_missing", _drop("env"), [], ["env: is missing"]),
     ("env_without_id", _drop("env", "id"), [], ["env.id is missing"]),
     ("env_not_mapping", _set("env", "DicePoker-v0"), [], ["env must be a mapping", "DicePoker"]),
@@ -535,11 +547,14 @@ def test_a_kill_between_checkpoint_and_evaluation_loses_no_evaluation(tmp_path):
 
 
 def test_a_fresh_start_beside_checkpoints_is_an_error(tmp_path):
+    """In the folder named with --run; without it a fresh run takes the next free number
+    (tests/train/test_rundir.py)."""
     config = str(tiny_config(tmp_path))
     run_dir = main(["--config", config, "--no-progress", "--total-timesteps", "256"])
     (run_dir / "model.zip").unlink()  # interrupted
+    (run_dir / "final.json").unlink()
     with pytest.raises(FileExistsError, match=r"checkpoints of an unfinished run .*--resume"):
-        main(["--config", config, "--no-progress"])
+        main(["--config", config, "--no-progress", "--run", str(run_dir)])
 
 
 def test_metrics_rows_are_appended_and_a_cut_row_is_dropped(tmp_path):

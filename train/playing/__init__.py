@@ -1,16 +1,11 @@
-"""The pieces of ``train/play.py``: one module per game table, the coach, the console.
+"""Moved to tools/playing/; ``train.playing`` and its modules are kept as aliases of those
+until the next version."""
 
-    base.py        the Table interface every game's table implements, errors, dice words
-    dice_poker.py  prison dice poker (5 and 6 dice), games carried over in chips
-    scorecard.py   the russian scorecard game and classic Yahtzee, one card per player
-    card_poker.py  card poker, a deal or a session of deals
-    coach.py       every decision valued by the optimal players' public ``action_values``
-    console.py     input and output (scripted in the tests)
+import importlib
+import sys
 
-Why here: these modules are the user interface of one script; they sit above the
-agents (they seat them and ask the optimal players for advice), so they belong
-neither in ``envs`` nor in ``agents``. ``train/`` is not an installed package, so
-``train/play.py`` puts the repository root on ``sys.path`` when it runs as a script,
-and ``train.playing`` then resolves to these same files there as in the tests
-(pytest's ``pythonpath = ["."]``).
-"""
+import tools.playing
+
+for _name in ("base", "card_poker", "coach", "console", "dice_poker", "scorecard"):
+    sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"tools.playing.{_name}")
+sys.modules[__name__] = tools.playing

@@ -10,7 +10,7 @@ import numpy as np
 from envs import games as registry
 from envs.obs.dice_poker import observe
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
-from train.playing.base import (
+from tools.playing.base import (
     COMMON_HELP,
     MoveError,
     Table,

@@ -14,7 +14,7 @@ from envs.rules.scorecard import (
     ScorecardRules,
 )
 from envs.rules.scorecard_match import ScorecardMatch
-from train.playing.base import (
+from tools.playing.base import (
     COMMON_HELP,
     MoveError,
     Table,

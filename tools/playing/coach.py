@@ -17,9 +17,9 @@ from envs import games as registry
 from envs.obs.yahtzee import observe
 from envs.rules.dice_poker import DicePokerRules
 from envs.rules.scorecard import N_REROLL_ACTIONS, ScorecardGame, ScorecardRules
-from train.playing.base import Table, percent
-from train.playing.dice_poker import DicePokerTable
-from train.playing.scorecard import ScorecardTable
+from tools.playing.base import Table, percent
+from tools.playing.dice_poker import DicePokerTable
+from tools.playing.scorecard import ScorecardTable
 
 
 def dice_poker_action_values(observation: np.ndarray, rules: DicePokerRules) -> dict[int, float]:

@@ -16,7 +16,7 @@ from envs.rules.card_poker import (
     CardPokerRules,
     Phase,
 )
-from train.playing.base import COMMON_HELP, MoveError, Table, subject
+from tools.playing.base import COMMON_HELP, MoveError, Table, subject
 
 
 def is_number(word: str) -> bool:

@@ -1,0 +1,9 @@
+"""Imported only by a file run as a script (``python tools/play.py``): Python then puts
+``tools/`` itself first on ``sys.path``, so this puts the checkout it belongs to before it."""
+
+import sys
+from pathlib import Path
+
+ROOT = str(Path(__file__).resolve().parent.parent)
+if sys.path[:1] != [ROOT]:
+    sys.path.insert(0, ROOT)

@@ -1,0 +1,277 @@
+"""Benchmark agents against each other at any game: seats rotated, 95% intervals, ratings.
+
+    python tools/benchmark.py --game dice_poker --agents random heuristic optimal --games 6000
+    python tools/benchmark.py --game card_poker --agents random careful bluffer --players 4
+    python tools/benchmark.py --game card_poker --agents careful random --duplicate --games 300
+    python tools/benchmark.py --game yahtzee --agents random heuristic optimal ppo:runs/x/model.zip
+    python tools/benchmark.py --game yahtzee_classic --agents heuristic optimal --rule joker=free
+    python tools/benchmark.py --game dice_poker --agents optimal heuristic --record game.gif
+
+Any agent spec of ``agents.make_agent`` takes any seat (``ppo:PATH`` loads a trained
+model). ``--players`` seats are filled by the specs in turn (seat k gets spec
+k mod the number of specs), so there must be at least as many seats as specs; seats
+are rotated so every agent plays every position equally. Poker games report win rate,
+chips per game and a head-to-head matrix; the scorecard games report mean scores
+(every agent on the same dice; with ``--players`` > 1 also the settlement, total minus
+the table mean). Every figure has a 95% confidence interval, and every agent an
+openskill rating from the same games. The same ``--seed`` gives the same result for
+any ``--workers``; see :mod:`agents.arena` for the details.
+
+``--duplicate`` (poker games) replays every deal once per rotation of the seats: the
+same shuffled deck, or the same dice roll by roll (common dice), with every agent in
+every position of it; the intervals then count each block of ``--players`` games as
+one draw. For the same number of games the intervals are narrower where the cards or
+dice decide much of a game (docs/duplicate_deals.md has the measurements). It is off
+by default so that the figures of a seed stay those measured before it existed.
+
+Writes a markdown table to stdout and ``results.csv``, ``results.json`` and
+``chart.png`` to ``--out`` (default ``benchmarks/results/{game}__{seed}/``).
+``--record OUT.gif|OUT.mp4`` also records one game of the agents at one table (seat k
+plays agent k mod the number of specs; scorecard games played alone put every agent at
+one table, each with their own card), as :func:`envs.render.record.record_game` draws it.
+"""
+
+from __future__ import annotations
+
+if not __package__:  # run as a file: this checkout's packages first
+    import _bootstrap  # noqa: F401
+
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+from agents import AGENTS, GAMES, TRAINED, TRAINED_SPECS
+from agents.arena import (
+    ArenaResult,
+    build_agents,
+    check_games,
+    default_workers,
+    make_setup,
+    run_arena,
+)
+from agents.atomic import atomic_write, write_text
+from envs import games
+from envs.cli import add_rule_argument, rule_options
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def check_spec(spec: str, game: str) -> None:
+    """Fail fast, before any solver is built, on a spec that cannot play ``game``."""
+    prefix, _, path = spec.partition(":")
+    if path and prefix in TRAINED:  # a trained model: a file or a run/checkpoint folder
+        kind = TRAINED[prefix][1]
+        if not (Path(path).is_file() if kind == "file" else Path(path).is_dir()):
+            raise ValueError(f"agent {spec!r}: no model {kind} at {path!r}")
+        return
+    if spec not in AGENTS:
+        names = ", ".join(sorted(AGENTS))
+        raise ValueError(f"unknown agent {spec!r}; choose one of {names}, {TRAINED_SPECS}")
+    by_game = AGENTS[spec]
+    if game not in by_game and "*" not in by_game:
+        raise ValueError(
+            f"agent {spec!r} does not exist for game {game!r}; it plays {', '.join(by_game)}"
+        )
+
+
+def check_fits(agent, game: str, players: int, rules: dict, label: str | None = None) -> None:
+    """A trained agent fits the table it is to play at, before any game: a PPO model's
+    observation shape and number of actions (a card-poker model of another bid range has
+    other actions), a hand-value table's number of players. ValueError names the agent."""
+    label = label or f"agent {getattr(agent, 'name', agent)!r}"
+    record = games.get(game)
+    made = record.make_rules(**rules)
+    model = getattr(agent, "model", None)
+    space = getattr(model, "observation_space", None)
+    shape = record.observation(made, players).shape
+    if space is not None and tuple(space.shape) != shape:
+        raise ValueError(
+            f"{label} was trained on observations of shape {tuple(space.shape)}, but {game} "
+            f"with {players} players gives {shape}: a different game, variant or number of "
+            "players?"
+        )
+    n_actions = getattr(getattr(model, "action_space", None), "n", None)
+    want = getattr(made, "n_actions", None)
+    if n_actions is not None and want is not None and int(n_actions) != int(want):
+        raise ValueError(
+            f"{label} was trained with {n_actions} actions, but {game} with these rules has "
+            f"{want}: another bid range or variant (see --rule)?"
+        )
+    table_players = getattr(getattr(agent, "table", None), "n_players", None)
+    if table_players is not None and table_players != players:
+        raise ValueError(
+            f"{label} is a hand-value table of {table_players}-player rounds; it cannot play "
+            f"at {players} players (train one with env.kwargs.n_players: {players})"
+        )
+
+
+def json_safe(x):
+    """JSON has no NaN: write null instead."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: json_safe(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [json_safe(v) for v in x]
+    return x
+
+
+OUTPUTS = ("results.json", "results.csv", "chart.png")
+
+
+def check_out(out: Path, outputs: tuple[str, ...] = OUTPUTS) -> None:
+    """Fail before any game is played if the results (``outputs``) could not be written to
+    ``out``."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(
+            f"--out {str(out)!r} is a file; give a folder (it receives {', '.join(outputs)})"
+        )
+    existing = out
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"--out {str(out)!r}: {str(existing)!r} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {str(out)!r}: no permission to write in {str(existing)!r}")
+    for name in outputs:
+        if (out / name).is_dir():
+            raise ValueError(f"--out {str(out)!r}: {name} there is a folder; results go in files")
+
+
+def write_outputs(result: ArenaResult, out: Path, chart: bool = True) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "results.json", out / "results.csv"]
+    write_text(paths[0], json.dumps(json_safe(result.to_json()), indent=1) + "\n")
+    rows = result.csv_rows()
+    with atomic_write(paths[1], "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    if chart:
+        paths.append(out / "chart.png")
+        result.chart(paths[-1])
+    return paths
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="benchmark.py",
+        description="Agents against agents at any game: seats rotated, 95%% intervals, ratings.",
+    )
+    parser.add_argument("--game", required=True, choices=GAMES)
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        required=True,
+        metavar="SPEC",
+        help=f"agent specs: {', '.join(sorted(AGENTS))}, {TRAINED_SPECS}",
+    )
+    parser.add_argument("--games", type=int, default=2000, help="games (deals) to play")
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="seats at the table, filled by the specs in turn (default: one per agent, "
+        "at least 2; scorecard games: 1 = every agent plays alone on the same dice)",
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="poker games: duplicate deals, each deal replayed once per rotation of the "
+        "seats (--games a multiple of the players); intervals over those blocks",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=default_workers(), help="processes (default %(default)s)"
+    )
+    parser.add_argument("--out", type=Path, default=None, help="output folder")
+    add_rule_argument(parser, "--option", example="joker=free")
+    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-chart", action="store_true")
+    parser.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        metavar="OUT.gif|OUT.mp4",
+        help="also record one game of these agents as an animated GIF or an MP4",
+    )
+    return parser
+
+
+def record_one_game(args: argparse.Namespace, players: int, rules: dict) -> Path:
+    """One game of ``args.agents`` at one table (alone-play: all of them at one table)."""
+    from envs.render.record import record_game
+
+    if players == 1:
+        players = len(args.agents)
+    return record_game(args.game, args.agents, args.record, players, args.seed, **rules)
+
+
+def main(argv: list[str] | None = None) -> ArenaResult:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, got {args.games}")
+    if args.workers < 1:
+        parser.error(f"--workers must be at least 1, got {args.workers}")
+    if args.seed < 0:
+        parser.error(f"--seed must be a whole number >= 0, got {args.seed}")
+    out = args.out or ROOT / "benchmarks" / "results" / f"{args.game}__{args.seed}"
+    rules = rule_options(parser, args, games.get(args.game).rule_options)
+    try:
+        for spec in args.agents:
+            check_spec(spec, args.game)
+        check_out(out)
+        setup = make_setup(args.game, args.agents, args.players, args.duplicate, **rules)
+        check_games(setup, args.games)
+        if args.record is not None:
+            from envs.render.record import check_path
+
+            check_path(args.record)
+        agents = build_agents(setup)
+        for agent in agents:
+            check_fits(agent, args.game, setup.players, rules)
+    except (ValueError, TypeError, FileNotFoundError) as err:
+        parser.error(str(err))
+    start = time.perf_counter()
+    result = run_arena(
+        args.game,
+        args.agents,
+        args.games,
+        players=setup.players,
+        seed=args.seed,
+        workers=args.workers,
+        progress=not args.no_progress,
+        agents=agents,
+        duplicate=args.duplicate,
+        **rules,
+    )
+    elapsed = time.perf_counter() - start
+    mode = "alone on the same dice" if setup.solo else f"{setup.players} players, seats rotated"
+    if args.duplicate:
+        mode += ", duplicate deals"
+    options = ", ".join(f"{k}={v}" for k, v in rules.items()) or "default rules"
+    print(f"{args.game}: {args.games} games, {mode}, {options}, seed {args.seed}\n")
+    print(result.markdown())
+    paths = write_outputs(result, out, chart=not args.no_chart)
+    if args.record is not None:
+        paths.append(record_one_game(args, setup.players, rules))
+    print(
+        f"\n({elapsed:.0f} s, {args.workers} workers; wrote {', '.join(map(str, paths))})",
+        file=sys.stderr,
+    )
+    return result
+
+
+def cli() -> None:
+    """The command line (``dicepoker-bench``)."""
+    main()
+
+
+if __name__ == "__main__":
+    cli()

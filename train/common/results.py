@@ -1,0 +1,53 @@
+"""The results of a run, the same for every trainer.
+
+- **Seeds**: every evaluation of a run plays the same episodes, from ``EVAL_SEED + seed``;
+  the evaluation after training (and the yardsticks measured in the learner's place) from
+  ``FINAL_SEED + seed`` where a trainer keeps them apart.
+- **CI**: a 95% interval as the mean ± its half-width ``1.96 * sd / sqrt(n)``
+  (:func:`mean_ci`), in the columns ``<figure>`` and ``<figure>_ci95``.
+- **final.json** (:func:`write_final`): ``{"learner": NAME, NAME: the learner's result,
+  "<yardstick>_in_its_place": ..., ...more}``; ``learner`` names the entry that holds the
+  trained agent's figures (``train/seeds.py`` reads it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.atomic import write_text
+
+EVAL_SEED = 10_000_000
+FINAL_SEED = 30_000_000
+Z95 = 1.96
+
+
+def mean_ci(totals: np.ndarray) -> tuple[float, float]:
+    """Mean and 95% half-width of ``totals`` (two or more values)."""
+    totals = np.asarray(totals, dtype=float)
+    return float(totals.mean()), float(Z95 * totals.std(ddof=1) / np.sqrt(len(totals)))
+
+
+def write_final(
+    run_dir: Path,
+    learner: str,
+    result: dict[str, Any],
+    yardsticks: dict[str, dict[str, Any]] | None = None,
+    **more: Any,
+) -> dict[str, Any]:
+    """Write ``final.json`` of the schema above (atomically); returned."""
+    out = {"learner": learner, learner: result}
+    out.update({f"{k}_in_its_place": v for k, v in (yardsticks or {}).items()})
+    out.update(more)
+    write_text(Path(run_dir) / "final.json", json.dumps(out, indent=1))
+    return out
+
+
+def learner_result(final: dict[str, Any]) -> dict[str, Any]:
+    """The trained agent's entry of a final.json (older files: their first entry)."""
+    if isinstance(final.get("learner"), str) and isinstance(final.get(final["learner"]), dict):
+        return final[final["learner"]]
+    return next((v for v in final.values() if isinstance(v, dict)), {})
