@@ -8,6 +8,9 @@ league, ``learner:`` handvalue, else ppo), with the options that trainer takes.
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first
+    import _bootstrap  # noqa: F401
+
 import argparse
 import importlib
 import sys
