@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from agents.base import Agent
+from agents.base import Agent, TablePolicy
 from envs import games
 
 # Agents that play every game, whatever the registry lists.
@@ -82,4 +82,4 @@ def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
     return _load(path)(game=game, **rules)
 
 
-__all__ = ["AGENTS", "GAMES", "TRAINED", "UNIVERSAL", "Agent", "make_agent"]
+__all__ = ["AGENTS", "GAMES", "TRAINED", "UNIVERSAL", "Agent", "TablePolicy", "make_agent"]

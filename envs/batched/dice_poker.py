@@ -362,6 +362,16 @@ class BatchedDicePoker:
         return self.turns.frozen[self._sid]
 
     @property
+    def state_ids(self) -> np.ndarray:
+        """``(n,)`` int16, read-only: each table's turn state id (:class:`TurnStates`) of the
+        player to act: :attr:`dice`, :attr:`frozen` and the legal set
+        (``legal_by_state[state_ids]``) are looked up from it. The public engine view an
+        agent's ``table_policy`` reads (``agents.base.TablePolicy``)."""
+        view = self._sid.view()
+        view.flags.writeable = False
+        return view
+
+    @property
     def legal_by_state(self) -> np.ndarray:
         """``(turn states, 2**n_dice)`` bool, read-only: the legal re-roll bit sets of each
         turn state (:class:`TurnStates`; a running table's mask is its state's row)."""
