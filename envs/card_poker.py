@@ -28,6 +28,9 @@ from envs.rules.card_poker import (
 )
 from envs.table import TableEnv
 
+# the table defaults (players, opponents) are the registry's
+_TABLE = games.get("card_poker")
+
 RULE_KWARGS = tuple(f.name for f in fields(CardPokerRules))
 
 
@@ -154,8 +157,8 @@ class CardPokerEnv(TableEnv):
 
     def __init__(
         self,
-        n_players: int = 3,
-        opponents: str | Agent | Sequence[str | Agent] = "heuristic",
+        n_players: int = _TABLE.default_players,
+        opponents: str | Agent | Sequence[str | Agent] = _TABLE.default_opponents,
         agent_seat: int | str = "random",
         episode: str = "deal",
         max_deals: int = 100,

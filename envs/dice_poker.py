@@ -14,9 +14,10 @@ from envs.obs.dice_poker import layout as obs_layout
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
 from envs.table import TableEnv
 
+# the table defaults (players, opponents) are the registry's
+_TABLE = games.get("dice_poker")
+
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
-# the registry's dice poker games by their number of dice
-_GAME_OF_DICE = {games.get(g).make_rules().n_dice: g for g in games.names_for(DicePokerRules)}
 
 
 def render_game(game: DicePokerGame, labels: dict[int, str]) -> str:
@@ -120,17 +121,15 @@ class DicePokerEnv(TableEnv):
     def __init__(
         self,
         n_dice: int = 5,
-        n_players: int = 3,
-        opponents: str | Agent | Sequence[str | Agent] = "heuristic",
+        n_players: int = _TABLE.default_players,
+        opponents: str | Agent | Sequence[str | Agent] = _TABLE.default_opponents,
         agent_seat: int | str = "random",
         first_player: int | str = "roll",
         episode: str = "game",
         render_mode: str | None = None,
         **rules,
     ) -> None:
-        game = _GAME_OF_DICE.get(n_dice) if type(n_dice) is int else None
-        if game is None:
-            raise ValueError(f"n_dice must be one of {sorted(_GAME_OF_DICE)}, got {n_dice!r}")
+        game = games.by_fixed("n_dice", n_dice).name
         self._setup_illegal(rules)
         self.rules = games.get(game).make_rules(**rules)
         self._setup_table(game, n_players, opponents, agent_seat, rules)

@@ -201,7 +201,7 @@ class YahtzeeEnv(TextRenderEnv):
     def render_text(self) -> str:
         if self.game is None:
             return "(not started: call reset())"
-        name = "Покер на костях" if self.rules.rules == "russian" else "Classic Yahtzee"
+        name = games.by_fixed("rules", self.rules.rules).short_title
         return render_card(self.game, f"{name} ({self.rules.rules}), turn {self._turn()}")
 
     def render_rgb(self) -> np.ndarray:
