@@ -11,33 +11,14 @@ from agents import Agent
 from envs import games
 from envs.obs.dice_poker import decode_observation, obs_fields, obs_size, obs_space, observe
 from envs.obs.dice_poker import layout as obs_layout
-from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
+from envs.render.text import render_dice_poker as render_game  # the old name
+from envs.rules.dice_poker import DicePokerMatch, DicePokerRules
 from envs.table import TableEnv
 
 # the table defaults (players, opponents) are the registry's
 _TABLE = games.get("dice_poker")
 
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
-
-
-def render_game(game: DicePokerGame, labels: dict[int, str]) -> str:
-    """A text table of every round: each player's rolls and hand."""
-    lines = []
-    for k, rnd in enumerate(game.rounds):
-        title = "main round" if k == 0 else f"play-off {k}"
-        lines.append(f"-- {title} (pot {game.pot}) --")
-        for t in rnd:
-            rolls = "  ".join("".join(map(str, r)) for r in t.rolls)
-            hand = f"{t.hand.name} ({t.hand.points})" if t.hand else "rolling..."
-            mark = " <- winner" if k == game.playoff and t.seat == game.winner else ""
-            lines.append(f"  seat {t.seat} {labels[t.seat]:<10} {rolls:<22} {hand}{mark}")
-    if not game.done:
-        frozen = "".join("*" if f else "." for f in game.frozen)
-        lines.append(
-            f"seat {game.current_player} to act: dice {list(game.dice)} frozen {frozen} "
-            f"roll {game.rolls_used}/{MAX_ROLLS}"
-        )
-    return "\n".join(lines)
 
 
 class DicePokerEnv(TableEnv):

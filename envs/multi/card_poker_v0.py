@@ -10,9 +10,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from envs import games
-from envs.card_poker import render_game
 from envs.multi.table import MatchAEC
 from envs.obs.card_poker import obs_space, observe
+from envs.render.text import render_card_poker as render_game
 from envs.rules.card_poker import MAX_PLAYERS, MIN_PLAYERS, CardPokerMatch, CardPokerRules
 
 # the table defaults (players, opponents) are the registry's

@@ -10,9 +10,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from envs import games
-from envs.dice_poker import render_game
 from envs.multi.table import MatchAEC
 from envs.obs.dice_poker import obs_space, observe
+from envs.render.text import render_dice_poker as render_game
 from envs.rules.dice_poker import DicePokerMatch, DicePokerRules
 
 # the table defaults (players, opponents) are the registry's

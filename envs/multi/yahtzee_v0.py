@@ -10,9 +10,9 @@ from pettingzoo.utils import wrappers
 from envs import games
 from envs.multi.table import TableAEC
 from envs.obs.yahtzee import obs_space, observe
+from envs.render.text import render_scorecard as render_card
 from envs.rules.scorecard import N_REROLL_ACTIONS, OPTION_NAMES, ScorecardGame, make_rules
 from envs.rules.scorecard_match import ScorecardMatch
-from envs.yahtzee import render_card
 
 # the table defaults (players, opponents) are the registry's
 _TABLE = games.get("yahtzee")
