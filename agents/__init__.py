@@ -58,6 +58,7 @@ TRAINED_SPECS = " or ".join(f"'{prefix}:PATH'" for prefix in TRAINED)
 def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
     """Build the agent named by ``spec`` for ``game`` (a name in :mod:`envs.games`)."""
     record = games.get(game)  # ValueError naming the games
+    game = record.name  # an alias (poker_na_kostyah) plays as the registered name
     if isinstance(spec, Agent):
         return spec
     if not isinstance(spec, str):

@@ -81,6 +81,10 @@ class Game:
     # the table's defaults every wrapper and trainer asks for (not written in signatures)
     default_players: int = 3  # seats at a table of the single-agent and AEC envs
     default_opponents: str = "heuristic"  # agent spec of the single-agent env's opponents
+    # other names of the game and of its Gymnasium id, answered as the record itself
+    # (games.get, make_agent's game=, gym.make, gym.make_vec); names() lists only ``name``
+    aliases: tuple[str, ...] = ()
+    gym_aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.result not in RESULT_KINDS:
@@ -142,16 +146,22 @@ def names() -> tuple[str, ...]:
 
 
 def get(name: str) -> Game:
-    """The record of ``name``; ``ValueError`` naming the registered games otherwise."""
+    """The record of ``name`` or of one of its aliases (``poker_na_kostyah``: the russian
+    scorecard game, registered as ``yahtzee``); ``ValueError`` naming the games otherwise."""
     try:
         return _REGISTRY[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown game {name!r}; choose one of {', '.join(_REGISTRY)}") from None
+        pass
+    for game in _REGISTRY.values():
+        if isinstance(name, str) and name in game.aliases:
+            return game
+    raise ValueError(f"unknown game {name!r}; choose one of {', '.join(_REGISTRY)}") from None
 
 
 def by_gym_id(gym_id: str) -> Game:
+    """The record of a Gymnasium id or of one of its aliases (``PokerNaKostyah-v0``)."""
     for game in _REGISTRY.values():
-        if game.gym_id == gym_id:
+        if game.gym_id == gym_id or gym_id in game.gym_aliases:
             return game
     ids = sorted(g.gym_id for g in _REGISTRY.values())
     raise ValueError(f"env id {gym_id!r} is not one of {ids}")
@@ -350,9 +360,12 @@ def _dice_game(name: str, n_dice: int, gym_id: str) -> Game:
     )
 
 
-def _scorecard_game(name: str, rule_set: str, gym_id: str, title: str, short: str) -> Game:
+def _scorecard_game(
+    name: str, rule_set: str, gym_id: str, title: str, short: str, **aliases
+) -> Game:
     return Game(
         name=name,
+        **aliases,
         title=title,
         short_title=short,
         default_players=2,  # the AEC table; the single-agent env plays one card
@@ -384,6 +397,10 @@ register(
         "Yahtzee-v0",
         "Покер на костях (russian scorecard game)",
         "Покер на костях",
+        # the unambiguous names of the russian game ("yahtzee" and Yahtzee-v0 stay, as the
+        # owner's configs, models and run folders name them)
+        aliases=("poker_na_kostyah",),
+        gym_aliases=("PokerNaKostyah-v0",),
     )
 )
 register(

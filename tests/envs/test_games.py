@@ -294,3 +294,21 @@ def test_table_defaults_and_the_reverse_lookup_live_in_the_registry():
     assert (
         BatchedDicePokerSingle.table_options["n_players"] == games.get("dice_poker").default_players
     )
+
+
+def test_the_russian_game_has_an_unambiguous_name_beside_yahtzee():
+    """``poker_na_kostyah`` / ``PokerNaKostyah-v0`` are the russian scorecard game, the same
+    record as ``yahtzee`` / ``Yahtzee-v0`` (kept: configs, models and runs name them)."""
+    from agents import make_agent
+
+    record = games.get("poker_na_kostyah")
+    assert record is games.get("yahtzee") and games.by_gym_id("PokerNaKostyah-v0") is record
+    assert "poker_na_kostyah" not in games.names()
+    env = gym.make("PokerNaKostyah-v0")
+    assert env.unwrapped.rules.rules == "russian"
+    vec = gym.make_vec("PokerNaKostyah-v0", 2, vectorization_mode="vector_entry_point")
+    assert vec.observation_space.shape[1:] == env.observation_space.shape
+    env.close()
+    vec.close()
+    agent = make_agent("heuristic", game="poker_na_kostyah")
+    assert agent.rules == make_agent("heuristic", game="yahtzee").rules
