@@ -26,7 +26,7 @@ import numpy as np
 
 from envs.obs import card_poker as card_obs
 from envs.obs import dice_poker as dice_obs
-from envs.obs import yahtzee as yahtzee_obs
+from envs.obs import scorecard as scorecard_obs
 from envs.obs.layout import Layout
 from envs.rules import scorecard
 from envs.rules.card_poker import CardPokerGame, CardPokerRules
@@ -373,8 +373,8 @@ def _scorecard_game(
         rule_options=scorecard.OPTION_NAMES,
         table_options=SCORECARD_TABLE,
         rules_factory=lambda **o: scorecard.make_rules(rule_set, **o),
-        layout=lambda rules, n_players=1: yahtzee_obs.layout(rules, n_players),
-        observe=lambda game, seat=0: yahtzee_obs.observe(game),
+        layout=lambda rules, n_players=1: scorecard_obs.layout(rules, n_players),
+        observe=lambda game, seat=0: scorecard_obs.observe(game),
         new_game=lambda rules, n, rng: scorecard.ScorecardGame(rng, rules),
         winners=lambda game: [0],
         gym_id=gym_id,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from envs import games
-from envs.obs.yahtzee import decode_observation, obs_fields, obs_size, obs_space, observe
-from envs.obs.yahtzee import layout as obs_layout
+from envs.obs.scorecard import decode_observation, obs_fields, obs_size, obs_space, observe
+from envs.obs.scorecard import layout as obs_layout
 from envs.render.text import render_scorecard as render_card  # the old name
 from envs.rules.scorecard import (
     N_REROLL_ACTIONS,
@@ -56,7 +56,7 @@ class YahtzeeEnv(TextRenderEnv):
     ## Observation Space
 
     A flat ``Box(float32)`` of ``2*n_rows + 18`` values (52 russian, 44
-    classic), defined by the fields of :func:`envs.obs.yahtzee.layout`; for the
+    classic), defined by the fields of :func:`envs.obs.scorecard.layout`; for the
     russian card (17 rows):
 
     {index_table}

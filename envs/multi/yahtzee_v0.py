@@ -9,7 +9,7 @@ from pettingzoo.utils import wrappers
 
 from envs import games
 from envs.multi.table import TableAEC
-from envs.obs.yahtzee import obs_space, observe
+from envs.obs.scorecard import obs_space, observe
 from envs.render.text import render_scorecard as render_card
 from envs.rules.scorecard import N_REROLL_ACTIONS, OPTION_NAMES, ScorecardGame, make_rules
 from envs.rules.scorecard_match import ScorecardMatch
@@ -48,7 +48,7 @@ class raw_env(TableAEC, EzPickle):
     ## Observation Space
 
     ``{"observation": Box(float32), "action_mask": Box(int8)}``. The vector is
-    ``YahtzeeEnv``'s (see its docstring and ``envs.obs.yahtzee.decode_observation``
+    ``YahtzeeEnv``'s (see its docstring and ``envs.obs.scorecard.decode_observation``
     with ``n_players``) for that agent's own card, followed by
     ``others_total``: the other players' totals in turn order after it. For
     a waiting agent the dice, face counts, rolls used, joker and fill points
