@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from agents.base import Agent
+from agents.base import Agent, TablePolicy
 from envs import games
 
 # Agents that play every game, whatever the registry lists.
@@ -58,6 +58,7 @@ TRAINED_SPECS = " or ".join(f"'{prefix}:PATH'" for prefix in TRAINED)
 def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
     """Build the agent named by ``spec`` for ``game`` (a name in :mod:`envs.games`)."""
     record = games.get(game)  # ValueError naming the games
+    game = record.name  # an alias (poker_na_kostyah) plays as the registered name
     if isinstance(spec, Agent):
         return spec
     if not isinstance(spec, str):
@@ -82,4 +83,38 @@ def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
     return _load(path)(game=game, **rules)
 
 
-__all__ = ["AGENTS", "GAMES", "TRAINED", "UNIVERSAL", "Agent", "make_agent"]
+def make_env(env_id: str, opponents=None, **kwargs):
+    """``gym.make(env_id, **kwargs)`` with the opponents' agent specs resolved here, one
+    floor above the envs: ``opponents`` (a spec such as ``"heuristic"`` or
+    ``"ppo:PATH"``, an Agent, or a list of them; default the registry's
+    ``default_opponents``) become Agents built by :func:`make_agent` for the id's game and
+    rule options, one per seat, as ``gym.make(env_id, opponents=spec)`` builds them (so
+    the same seed gives the same trajectory). A game without opponents (the scorecard
+    games) takes none."""
+    import gymnasium as gym
+
+    import envs  # noqa: F401  (registers the ids)
+
+    record = games.by_gym_id(env_id)
+    if "opponents" in record.table_options:
+        n_players = kwargs.get("n_players", record.default_players)
+        spec = record.default_opponents if opponents is None else opponents
+        seats = list(spec) if isinstance(spec, list | tuple) else [spec] * (n_players - 1)
+        rules, _ = record.split_options(kwargs)
+        rules = {k: v for k, v in rules.items() if k not in record.gym_kwargs}
+        kwargs["opponents"] = [make_agent(s, record.name, **rules) for s in seats]
+    elif opponents is not None:
+        raise ValueError(f"{env_id} has no opponents, got opponents={opponents!r}")
+    return gym.make(env_id, **kwargs)
+
+
+__all__ = [
+    "AGENTS",
+    "GAMES",
+    "TRAINED",
+    "UNIVERSAL",
+    "Agent",
+    "TablePolicy",
+    "make_agent",
+    "make_env",
+]

@@ -30,7 +30,7 @@ from agents.model_files import check_finite, check_zip
 from agents.optimal._yahtzee_turn import COUNTS, keep_values, turn_values
 from agents.optimal.yahtzee import TurnPlan
 from envs import games
-from envs.obs.yahtzee import decode_observation
+from envs.obs.scorecard import decode_observation
 from envs.rules.scorecard import (
     DICE,
     UPPER_BONUS_AT,

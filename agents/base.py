@@ -3,8 +3,39 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+#: What a ``table_policy`` returns: ``act(rows) -> actions`` at a dice engine
+#: (``BatchedDicePoker``: the player to act at each of the tables ``rows``), or
+#: ``act(tables, seats) -> actions`` at a card engine (``BatchedCardPoker``: the seat
+#: ``seats[i]`` to move at table ``tables[i]``); int64 arrays, one action per row.
+TableAct = Callable[..., np.ndarray]
+
+
+@runtime_checkable
+class TablePolicy(Protocol):
+    """The shortcut a batched engine takes past the observation and the mask.
+
+    An engine seating an opponent asks ``opponent.table_policy(core)`` once, with ``core``
+    the engine (``envs.batched.dice_poker.BatchedDicePoker``, or
+    ``envs.batched.card_poker.BatchedCardPoker``, the core under ``BatchedCardPokerTable``).
+    The answer is None (no shortcut for these rules: the engine gathers observations and
+    masks for ``act_batch``) or a :data:`TableAct` bound to choose exactly what
+    ``act_batch(observations, masks)`` would on the same rows, including the draws from the
+    agent's Generator.
+
+    The act reads only the engine's public view: the dice engine's ``state_ids`` (the turn
+    state of the player to act), ``legal_by_state``, ``turns``, ``rules``, ``best``,
+    ``best_count``, ``round_len``, ``turn``, ``rolls_used``; the card engine's ``rules``,
+    ``hands``, ``phase``, ``strength``, ``hands_eval``, ``in_play``, ``drawn``,
+    ``bids_made``, ``pot``, ``level``, ``n_players`` and ``action_masks(tables)``.
+    It never writes to the engine.
+    """
+
+    def table_policy(self, core: Any) -> TableAct | None: ...
 
 
 class Agent(ABC):

@@ -39,7 +39,7 @@ class RandomAgent(Agent):
     def table_policy(self, core):
         """``act(rows)``: :meth:`act_batch` at the tables ``rows`` of a batched engine that
         keeps each table's turn state as an id with a legal set per state (the dice tables:
-        ``core._sid``, ``core.legal_by_state``; None elsewhere), without a mask gathered:
+        ``core.state_ids``, ``core.legal_by_state``; None elsewhere), without a mask gathered:
         the per-state count of legal actions and their list in ascending order are
         compiled once, and the draw is the same ``integers(0, counts)``, so the choices and
         the Generator's state are those of :meth:`act_batch` on the same masks."""
@@ -51,7 +51,7 @@ class RandomAgent(Agent):
         listed = np.argsort(~legal, axis=1, kind="stable").reshape(-1)  # legal ones first
 
         def act(rows: np.ndarray) -> np.ndarray:
-            sid = core._sid[rows].astype(np.int64)
+            sid = core.state_ids[rows].astype(np.int64)
             return listed[sid * width + self.rng.integers(0, counts[sid])]
 
         return act

@@ -53,15 +53,18 @@ def register_gym_ids() -> None:
 
     for name in games.names():
         game = games.get(name)
-        if game.gym_id not in registry:
-            register(
-                id=game.gym_id,
-                entry_point=_IdEntryPoint(game.gym_id) if game.gym_kwargs else game.gym_entry_point,
-                vector_entry_point=(
-                    functools.partial(_make_vec, game.gym_id) if game.batched_engine else None
-                ),
-                kwargs=dict(game.gym_kwargs),
-            )
+        for gym_id in (game.gym_id, *game.gym_aliases):  # an alias plays the same env
+            if gym_id not in registry:
+                register(
+                    id=gym_id,
+                    entry_point=(
+                        _IdEntryPoint(game.gym_id) if game.gym_kwargs else game.gym_entry_point
+                    ),
+                    vector_entry_point=(
+                        functools.partial(_make_vec, game.gym_id) if game.batched_engine else None
+                    ),
+                    kwargs=dict(game.gym_kwargs),
+                )
 
 
 register_gym_ids()

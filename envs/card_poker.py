@@ -18,49 +18,19 @@ from envs.obs.card_poker import (
     observe,
 )
 from envs.obs.card_poker import layout as obs_layout
+from envs.render.text import render_card_poker as render_game  # the old name
 from envs.rules.card_poker import (
-    HAND_SIZE,
     N_DISCARDS,
-    CardPokerGame,
     CardPokerMatch,
     CardPokerRules,
     Phase,
 )
 from envs.table import TableEnv
 
+# the table defaults (players, opponents) are the registry's
+_TABLE = games.get("card_poker")
+
 RULE_KWARGS = tuple(f.name for f in fields(CardPokerRules))
-
-
-def render_game(game: CardPokerGame, labels: dict[int, str], viewer: int | None) -> str:
-    """A text table of one deal; only ``viewer``'s cards show before a showdown."""
-    deck = game.deck
-    shown = game.showdown.hands if game.showdown else {}
-    lines = [
-        f"pot {game.pot}  bid {game.level}  bids {game.n_bids}/{game.rules.max_bids}  "
-        f"phase {game.phase.name.lower()}"
-    ]
-    for seat in game.order:
-        if seat == viewer or seat in shown or viewer is None:
-            cards = " ".join(f"{deck.label(c):<3}" for c in game.hands[seat])
-            hand = game.hand(seat).name
-        else:
-            cards, hand = " ".join(["?? "] * HAND_SIZE), ""
-        drew = "-" if game.drawn[seat] < 0 else str(game.drawn[seat])
-        status = "in " if game.in_play[seat] else "out"
-        mark = ""
-        if game.showdown and seat in game.showdown.won:
-            mark = f" <- wins {game.showdown.won[seat]}" + ("" if shown else " unseen")
-        elif seat == game.current_player:
-            mark = " <- to act"
-        lines.append(
-            f"  seat {seat} {labels.get(seat, ''):<10} stack {game.stacks[seat]:>4}  drew {drew}  "
-            f"{status} bids {game.bids_made[seat]} ({game.bid_chips[seat]:>2})  "
-            f"{cards} {hand}{mark}"
-        )
-    if game.events:
-        log = "; ".join(f"{e.seat}: {e.text}" for e in game.events[-2 * game.n_players :])
-        lines.append(f"  last actions: {log}")
-    return "\n".join(lines)
 
 
 class CardPokerEnv(TableEnv):
@@ -154,8 +124,8 @@ class CardPokerEnv(TableEnv):
 
     def __init__(
         self,
-        n_players: int = 3,
-        opponents: str | Agent | Sequence[str | Agent] = "heuristic",
+        n_players: int = _TABLE.default_players,
+        opponents: str | Agent | Sequence[str | Agent] = _TABLE.default_opponents,
         agent_seat: int | str = "random",
         episode: str = "deal",
         max_deals: int = 100,

@@ -11,32 +11,14 @@ from agents import Agent
 from envs import games
 from envs.obs.dice_poker import decode_observation, obs_fields, obs_size, obs_space, observe
 from envs.obs.dice_poker import layout as obs_layout
-from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, DicePokerMatch, DicePokerRules
+from envs.render.text import render_dice_poker as render_game  # the old name
+from envs.rules.dice_poker import DicePokerMatch, DicePokerRules
 from envs.table import TableEnv
 
+# the table defaults (players, opponents) are the registry's
+_TABLE = games.get("dice_poker")
+
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
-# the registry's dice poker games by their number of dice
-_GAME_OF_DICE = {games.get(g).make_rules().n_dice: g for g in games.names_for(DicePokerRules)}
-
-
-def render_game(game: DicePokerGame, labels: dict[int, str]) -> str:
-    """A text table of every round: each player's rolls and hand."""
-    lines = []
-    for k, rnd in enumerate(game.rounds):
-        title = "main round" if k == 0 else f"play-off {k}"
-        lines.append(f"-- {title} (pot {game.pot}) --")
-        for t in rnd:
-            rolls = "  ".join("".join(map(str, r)) for r in t.rolls)
-            hand = f"{t.hand.name} ({t.hand.points})" if t.hand else "rolling..."
-            mark = " <- winner" if k == game.playoff and t.seat == game.winner else ""
-            lines.append(f"  seat {t.seat} {labels[t.seat]:<10} {rolls:<22} {hand}{mark}")
-    if not game.done:
-        frozen = "".join("*" if f else "." for f in game.frozen)
-        lines.append(
-            f"seat {game.current_player} to act: dice {list(game.dice)} frozen {frozen} "
-            f"roll {game.rolls_used}/{MAX_ROLLS}"
-        )
-    return "\n".join(lines)
 
 
 class DicePokerEnv(TableEnv):
@@ -120,17 +102,15 @@ class DicePokerEnv(TableEnv):
     def __init__(
         self,
         n_dice: int = 5,
-        n_players: int = 3,
-        opponents: str | Agent | Sequence[str | Agent] = "heuristic",
+        n_players: int = _TABLE.default_players,
+        opponents: str | Agent | Sequence[str | Agent] = _TABLE.default_opponents,
         agent_seat: int | str = "random",
         first_player: int | str = "roll",
         episode: str = "game",
         render_mode: str | None = None,
         **rules,
     ) -> None:
-        game = _GAME_OF_DICE.get(n_dice) if type(n_dice) is int else None
-        if game is None:
-            raise ValueError(f"n_dice must be one of {sorted(_GAME_OF_DICE)}, got {n_dice!r}")
+        game = games.by_fixed("n_dice", n_dice).name
         self._setup_illegal(rules)
         self.rules = games.get(game).make_rules(**rules)
         self._setup_table(game, n_players, opponents, agent_seat, rules)

@@ -26,7 +26,7 @@ import numpy as np
 
 from envs.obs import card_poker as card_obs
 from envs.obs import dice_poker as dice_obs
-from envs.obs import yahtzee as yahtzee_obs
+from envs.obs import scorecard as scorecard_obs
 from envs.obs.layout import Layout
 from envs.rules import scorecard
 from envs.rules.card_poker import CardPokerGame, CardPokerRules
@@ -77,6 +77,14 @@ class Game:
     # vector_entry_point (envs.vector)
     batched_engine: str | None = None
     title: str = ""  # the game's name for people (tables, reports); the name if empty
+    short_title: str = ""  # the name on a rendered table or card; the title if empty
+    # the table's defaults every wrapper and trainer asks for (not written in signatures)
+    default_players: int = 3  # seats at a table of the single-agent and AEC envs
+    default_opponents: str = "heuristic"  # agent spec of the single-agent env's opponents
+    # other names of the game and of its Gymnasium id, answered as the record itself
+    # (games.get, make_agent's game=, gym.make, gym.make_vec); names() lists only ``name``
+    aliases: tuple[str, ...] = ()
+    gym_aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.result not in RESULT_KINDS:
@@ -86,6 +94,8 @@ class Game:
         object.__setattr__(self, "agents", MappingProxyType(dict(self.agents)))
         if not self.title:
             object.__setattr__(self, "title", self.name)
+        if not self.short_title:
+            object.__setattr__(self, "short_title", self.title)
 
     def make_rules(self, **options):
         """The validated rules object of these options.
@@ -136,19 +146,37 @@ def names() -> tuple[str, ...]:
 
 
 def get(name: str) -> Game:
-    """The record of ``name``; ``ValueError`` naming the registered games otherwise."""
+    """The record of ``name`` or of one of its aliases (``poker_na_kostyah``: the russian
+    scorecard game, registered as ``yahtzee``); ``ValueError`` naming the games otherwise."""
     try:
         return _REGISTRY[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown game {name!r}; choose one of {', '.join(_REGISTRY)}") from None
+        pass
+    for game in _REGISTRY.values():
+        if isinstance(name, str) and name in game.aliases:
+            return game
+    raise ValueError(f"unknown game {name!r}; choose one of {', '.join(_REGISTRY)}") from None
 
 
 def by_gym_id(gym_id: str) -> Game:
+    """The record of a Gymnasium id or of one of its aliases (``PokerNaKostyah-v0``)."""
     for game in _REGISTRY.values():
-        if game.gym_id == gym_id:
+        if game.gym_id == gym_id or gym_id in game.gym_aliases:
             return game
     ids = sorted(g.gym_id for g in _REGISTRY.values())
     raise ValueError(f"env id {gym_id!r} is not one of {ids}")
+
+
+def by_fixed(key: str, value: Any) -> Game:
+    """The game whose Gymnasium id fixes ``key`` to ``value`` (``n_dice=6``: dice_poker6,
+    ``rules="classic"``: yahtzee_classic): the one reverse lookup of the wrappers that play
+    several games. ``ValueError`` naming the values otherwise (the same type: ``5.0`` or
+    ``True`` is not a number of dice)."""
+    found = {g.gym_kwargs[key]: g for g in _REGISTRY.values() if key in g.gym_kwargs}
+    for fixed, game in found.items():
+        if type(fixed) is type(value) and fixed == value:
+            return game
+    raise ValueError(f"{key} must be one of {sorted(found)}, got {value!r}")
 
 
 def of_kind(result: str) -> tuple[str, ...]:
@@ -332,16 +360,21 @@ def _dice_game(name: str, n_dice: int, gym_id: str) -> Game:
     )
 
 
-def _scorecard_game(name: str, rule_set: str, gym_id: str, title: str) -> Game:
+def _scorecard_game(
+    name: str, rule_set: str, gym_id: str, title: str, short: str, **aliases
+) -> Game:
     return Game(
         name=name,
+        **aliases,
         title=title,
+        short_title=short,
+        default_players=2,  # the AEC table; the single-agent env plays one card
         result="points",
         rule_options=scorecard.OPTION_NAMES,
         table_options=SCORECARD_TABLE,
         rules_factory=lambda **o: scorecard.make_rules(rule_set, **o),
-        layout=lambda rules, n_players=1: yahtzee_obs.layout(rules, n_players),
-        observe=lambda game, seat=0: yahtzee_obs.observe(game),
+        layout=lambda rules, n_players=1: scorecard_obs.layout(rules, n_players),
+        observe=lambda game, seat=0: scorecard_obs.observe(game),
         new_game=lambda rules, n, rng: scorecard.ScorecardGame(rng, rules),
         winners=lambda game: [0],
         gym_id=gym_id,
@@ -358,9 +391,23 @@ def _scorecard_game(name: str, rule_set: str, gym_id: str, title: str) -> Game:
 register(_dice_game("dice_poker", 5, "DicePoker-v0"))
 register(_dice_game("dice_poker6", 6, "DicePoker6-v0"))
 register(
-    _scorecard_game("yahtzee", "russian", "Yahtzee-v0", "Покер на костях (russian scorecard game)")
+    _scorecard_game(
+        "yahtzee",
+        "russian",
+        "Yahtzee-v0",
+        "Покер на костях (russian scorecard game)",
+        "Покер на костях",
+        # the unambiguous names of the russian game ("yahtzee" and Yahtzee-v0 stay, as the
+        # owner's configs, models and run folders name them)
+        aliases=("poker_na_kostyah",),
+        gym_aliases=("PokerNaKostyah-v0",),
+    )
 )
-register(_scorecard_game("yahtzee_classic", "classic", "YahtzeeClassic-v0", "Classic Yahtzee"))
+register(
+    _scorecard_game(
+        "yahtzee_classic", "classic", "YahtzeeClassic-v0", "Classic Yahtzee", "Classic Yahtzee"
+    )
+)
 register(
     Game(
         name="card_poker",
@@ -369,7 +416,7 @@ register(
         rule_options=tuple(f.name for f in fields(CardPokerRules)),
         table_options=CARD_TABLE,
         rules_factory=CardPokerRules,
-        layout=lambda rules, n_players=3: card_obs.layout(rules.deck_cards.size, n_players),
+        layout=lambda rules, n_players: card_obs.layout(rules.deck_cards.size, n_players),
         observe=card_obs.observe,
         new_game=lambda rules, n, rng: CardPokerGame(n, rng, rules),  # seat 0 first
         winners=lambda game: list(game.showdown.winners),
@@ -401,6 +448,7 @@ __all__ = [
     "RESULT_KINDS",
     "Game",
     "IllegalActions",
+    "by_fixed",
     "by_gym_id",
     "check_id_kwargs",
     "check_positive",

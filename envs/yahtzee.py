@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from envs import games
-from envs.obs.yahtzee import decode_observation, obs_fields, obs_size, obs_space, observe
-from envs.obs.yahtzee import layout as obs_layout
+from envs.obs.scorecard import decode_observation, obs_fields, obs_size, obs_space, observe
+from envs.obs.scorecard import layout as obs_layout
+from envs.render.text import render_scorecard as render_card  # the old name
 from envs.rules.scorecard import (
-    MAX_ROLLS,
     N_REROLL_ACTIONS,
     OPTION_NAMES,
     Scorecard,
@@ -21,34 +21,6 @@ from envs.table import TextRenderEnv
 def card_dict(card: Scorecard) -> dict[str, int | None]:
     """The card as row -> score (None while open)."""
     return dict(zip(card.rows, card.scores, strict=True))
-
-
-def render_card(game: ScorecardGame, title: str = "") -> str:
-    """The dice, rolls left and the card as a text table."""
-    card = game.card
-    lines = [title] if title else []
-    if game.done:
-        lines.append(f"game over: total {card.total}")
-    else:
-        lines.append(
-            f"dice {' '.join(map(str, game.dice))}   roll {game.rolls_used}/{MAX_ROLLS}, "
-            f"{game.rolls_left} left"
-        )
-    options = game.fill_options()
-    lines.append(f"  {'row':<16}{'score':>6}   {'now':>5}")
-    for k, (row, score) in enumerate(zip(card.rows, card.scores, strict=True)):
-        if card.rules.rules == "russian" and k == 6:
-            lines.append(f"  {'stage-1 sum':<16}{card.upper_sum:>6}")
-            lines.append(f"  {'bonus':<16}{card.bonus:>6}")
-        now = f"{options[row]:>5}" if row in options else ""
-        shown = "" if score is None else f"{score:>6}"
-        lines.append(f"  {N_REROLL_ACTIONS + k:>2} {row:<13}{shown:>6}   {now}")
-    if card.rules.rules == "classic":
-        lines.append(f"  {'upper sum':<16}{card.upper_sum:>6}")
-        lines.append(f"  {'upper bonus':<16}{card.bonus:>6}")
-        lines.append(f"  {'yahtzee bonus':<16}{card.yahtzee_bonus:>6}")
-    lines.append(f"  {'total':<16}{card.total:>6}")
-    return "\n".join(lines)
 
 
 class YahtzeeEnv(TextRenderEnv):
@@ -84,7 +56,7 @@ class YahtzeeEnv(TextRenderEnv):
     ## Observation Space
 
     A flat ``Box(float32)`` of ``2*n_rows + 18`` values (52 russian, 44
-    classic), defined by the fields of :func:`envs.obs.yahtzee.layout`; for the
+    classic), defined by the fields of :func:`envs.obs.scorecard.layout`; for the
     russian card (17 rows):
 
     {index_table}
@@ -201,7 +173,7 @@ class YahtzeeEnv(TextRenderEnv):
     def render_text(self) -> str:
         if self.game is None:
             return "(not started: call reset())"
-        name = "Покер на костях" if self.rules.rules == "russian" else "Classic Yahtzee"
+        name = games.by_fixed("rules", self.rules.rules).short_title
         return render_card(self.game, f"{name} ({self.rules.rules}), turn {self._turn()}")
 
     def render_rgb(self) -> np.ndarray:

@@ -252,6 +252,8 @@ def _careful_decide(agent, hands, draw, f, masks) -> np.ndarray:
     out = np.empty(len(hands), dtype=np.int64)
     bluff = np.zeros(len(hands), dtype=bool)
     if agent.bluff_rate > 0:
+        if agent._card_keys is None:  # made when first read (agents.heuristic.card_poker)
+            agent._card_keys = agent._keys()
         keys = agent._card_keys[hands]
         total = keys[:, 0]
         for j in range(1, HAND_SIZE):  # added left to right, as the scalar sum of five

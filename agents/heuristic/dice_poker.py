@@ -153,7 +153,7 @@ class DicePokerHeuristic(Agent):
         cand, kid = self._batch.by_state(core.turns)
 
         def act(rows: np.ndarray) -> np.ndarray:
-            sid = core._sid[rows]
+            sid = core.state_ids[rows]
             target = core.best[rows].astype(np.int64)
             count = np.where(target >= 0, core.best_count[rows], 0).astype(np.int64)
             chase = (core.round_len[rows] - core.turn[rows] == 1).astype(np.int64)

@@ -15,7 +15,7 @@ How it plays one turn:
   over the rest of the turn (all 462 keeps, both re-rolls), so it aims at whatever row
   is worth most, the first-roll doubling of the russian card included.
 
-Everything comes from the observation (``envs.obs.yahtzee.decode_observation``); the work
+Everything comes from the observation (``envs.obs.scorecard.decode_observation``); the work
 per card state (about a millisecond) is cached for the turn.
 """
 
@@ -29,7 +29,7 @@ import numpy as np
 
 from agents.base import Agent, legal_actions
 from envs import games
-from envs.obs.yahtzee import decode_observation
+from envs.obs.scorecard import decode_observation
 from envs.rules.dice import (
     FACES,
     KEEP_INDEX,

@@ -637,7 +637,7 @@ class DicePokerOptimal(Agent):
         bits = 1 << np.arange(self.rules.n_dice)
 
         def act(rows: np.ndarray) -> np.ndarray:
-            sid = core._sid[rows]
+            sid = core.state_ids[rows]
             target = core.best[rows].astype(np.int64)
             count = np.where(target >= 0, core.best_count[rows], 0).astype(np.int64)
             players = core.round_len[rows].astype(np.int64)

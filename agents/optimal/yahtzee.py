@@ -17,7 +17,7 @@ rewritten, with a warning naming it; files are written atomically.
 
 :class:`YahtzeeOptimal` (``make_agent("optimal", game="yahtzee" |
 "yahtzee_classic", **rules)``) plays from the observation alone: it reads the
-card state and the dice with ``envs.obs.yahtzee.decode_observation`` and picks
+card state and the dice with ``envs.obs.scorecard.decode_observation`` and picks
 the action of the optimal policy (ties: stop rather than re-roll, then the
 lowest keep index, then the lowest row).
 """
@@ -51,7 +51,7 @@ from agents.optimal._yahtzee_turn import (
     turn_policy_values,
 )
 from envs import games
-from envs.obs.yahtzee import decode_observation
+from envs.obs.scorecard import decode_observation
 from envs.rules.dice import keep_to_reroll
 from envs.rules.scorecard import (
     MAX_ROLLS,
@@ -577,7 +577,7 @@ def action_values(
     best value is the solved value of the position, and :class:`YahtzeeOptimal` plays an
     action that attains it.
     """
-    from envs.obs.yahtzee import decode_observation  # envs import agents; import late
+    from envs.obs.scorecard import decode_observation  # envs import agents; import late
 
     f = decode_observation(observation, solution.rules)
     model = solution.model

@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from envs import games
 from envs.batched.card_hands import SORT5, BatchedHandEvaluator
 from envs.batched.opponents import HalfStepped, illegal, opponent_actions, opponent_name
 from envs.obs.card_poker import layout as obs_layout
@@ -55,6 +56,9 @@ from envs.rules.card_poker import (
     reveal_cost,
 )
 from envs.rules.seats import split_pot
+
+# the table defaults (players, opponents) are the registry's
+_TABLE = games.get("card_poker")
 
 _DRAW, _BET, _OVER = int(Phase.DRAW), int(Phase.BET), int(Phase.OVER)
 _BITS = (1 << np.arange(HAND_SIZE)).astype(np.int64)
@@ -92,7 +96,7 @@ class BatchedCardPoker:
         n: int,
         rules: CardPokerRules | None = None,
         seed: int | np.random.Generator | None = None,
-        n_players: int = 3,
+        n_players: int = _TABLE.default_players,
         episode: str = "deal",
         max_deals: int = 100,
         first: int = 0,
@@ -538,8 +542,8 @@ class BatchedCardPokerTable:
     # keyword options envs.vector.make_engine passes through, with CardPoker-v0's defaults;
     # it turns agent specs given as opponents into Agents
     table_options = {
-        "n_players": 3,
-        "opponents": "heuristic",
+        "n_players": _TABLE.default_players,
+        "opponents": _TABLE.default_opponents,
         "agent_seat": "random",
         "episode": "deal",
         "max_deals": 100,
@@ -550,7 +554,7 @@ class BatchedCardPokerTable:
         n: int,
         rules: CardPokerRules | None = None,
         seed: int | np.random.Generator | None = None,
-        n_players: int = 3,
+        n_players: int = _TABLE.default_players,
         opponents: Policy | object | Sequence[Policy | object] | None = None,
         agent_seat: int | str = "random",
         episode: str = "deal",

@@ -43,12 +43,16 @@ from typing import Any
 
 import numpy as np
 
+from envs import games
 from envs.batched.opponents import HalfStepped, illegal, opponent_actions, opponent_name
 from envs.obs.dice_poker import hand_vector
 from envs.obs.dice_poker import layout as obs_layout
 from envs.rules.dice import multisets
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules
 from envs.rules.seats import turn_order, winner_takes_pot
+
+# the table defaults (players, opponents) are the registry's
+_TABLE = games.get("dice_poker")
 
 EPISODES = ("game", "circle")
 MAX_PLAYERS = 6
@@ -296,7 +300,7 @@ class BatchedDicePoker:
     """
 
     # the table options this engine takes, with the defaults of DicePokerEnv
-    table_options = {"n_players": 3, "first_player": "roll", "episode": "game"}
+    table_options = {"n_players": _TABLE.default_players, "first_player": "roll", "episode": "game"}
 
     def __init__(
         self,
@@ -304,7 +308,7 @@ class BatchedDicePoker:
         rules: DicePokerRules | None = None,
         seed: int | np.random.Generator | None = None,
         *,
-        n_players: int = 3,
+        n_players: int = _TABLE.default_players,
         first_player: int | str = "roll",
         episode: str = "game",
     ) -> None:
@@ -360,6 +364,16 @@ class BatchedDicePoker:
     def frozen(self) -> np.ndarray:
         """``(n, n_dice)`` bool: which of :attr:`dice` may not be re-rolled (a copy)."""
         return self.turns.frozen[self._sid]
+
+    @property
+    def state_ids(self) -> np.ndarray:
+        """``(n,)`` int16, read-only: each table's turn state id (:class:`TurnStates`) of the
+        player to act: :attr:`dice`, :attr:`frozen` and the legal set
+        (``legal_by_state[state_ids]``) are looked up from it. The public engine view an
+        agent's ``table_policy`` reads (``agents.base.TablePolicy``)."""
+        view = self._sid.view()
+        view.flags.writeable = False
+        return view
 
     @property
     def legal_by_state(self) -> np.ndarray:
@@ -728,8 +742,8 @@ class BatchedDicePokerSingle:
     """
 
     table_options = {
-        "n_players": 3,
-        "opponents": "heuristic",
+        "n_players": _TABLE.default_players,
+        "opponents": _TABLE.default_opponents,
         "agent_seat": "random",
         "first_player": "roll",
         "episode": "game",
@@ -741,7 +755,7 @@ class BatchedDicePokerSingle:
         rules: DicePokerRules | None = None,
         seed: int | np.random.Generator | None = None,
         *,
-        n_players: int = 3,
+        n_players: int = _TABLE.default_players,
         opponents: Any = None,
         agent_seat: int | str = "random",
         first_player: int | str = "roll",

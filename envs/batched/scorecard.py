@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.obs.yahtzee import layout as obs_layout
+from envs.obs.scorecard import layout as obs_layout
 from envs.rules.scorecard import (
     DICE,
     MAX_ROLLS,
@@ -288,7 +288,7 @@ class BatchedScorecard:
     # -- observation ------------------------------------------------------------------------
     def observe(self) -> np.ndarray:
         """``(n, D)`` float32: each game's observation, through the scalar env's own layout
-        (``envs.obs.yahtzee``)."""
+        (``envs.obs.scorecard``)."""
         d = self.dice.astype(np.int64)
         classic = self.rules.rules == "classic"
         yahtzee = self.tables.yahtzee[self.dice_index()]

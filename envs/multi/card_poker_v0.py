@@ -10,10 +10,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from envs import games
-from envs.card_poker import render_game
 from envs.multi.table import MatchAEC
 from envs.obs.card_poker import obs_space, observe
+from envs.render.text import render_card_poker as render_game
 from envs.rules.card_poker import MAX_PLAYERS, MIN_PLAYERS, CardPokerMatch, CardPokerRules
+
+# the table defaults (players, opponents) are the registry's
+_TABLE = games.get("card_poker")
 
 RULE_KWARGS = tuple(f.name for f in fields(CardPokerRules))
 
@@ -86,7 +89,7 @@ class raw_env(MatchAEC, EzPickle):
 
     def __init__(
         self,
-        n_players: int = 3,
+        n_players: int = _TABLE.default_players,
         episode: str = "deal",
         max_deals: int = 100,
         render_mode: str | None = None,

@@ -10,14 +10,15 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from envs import games
-from envs.dice_poker import render_game
 from envs.multi.table import MatchAEC
 from envs.obs.dice_poker import obs_space, observe
+from envs.render.text import render_dice_poker as render_game
 from envs.rules.dice_poker import DicePokerMatch, DicePokerRules
 
+# the table defaults (players, opponents) are the registry's
+_TABLE = games.get("dice_poker")
+
 RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
-# the registry's dice poker games by their number of dice
-_GAME_OF_DICE = {games.get(g).make_rules().n_dice: g for g in games.names_for(DicePokerRules)}
 
 
 def env(**kwargs) -> AECEnv:
@@ -89,7 +90,7 @@ class raw_env(MatchAEC, EzPickle):
     def __init__(
         self,
         n_dice: int = 5,
-        n_players: int = 3,
+        n_players: int = _TABLE.default_players,
         episode: str = "game",
         first_player: int | str = "roll",
         render_mode: str | None = None,
@@ -98,9 +99,7 @@ class raw_env(MatchAEC, EzPickle):
         EzPickle.__init__(self, n_dice, n_players, episode, first_player, render_mode, **rules)
         super().__init__()
         self._setup_illegal(rules)
-        game = _GAME_OF_DICE.get(n_dice) if type(n_dice) is int else None
-        if game is None:
-            raise ValueError(f"n_dice must be one of {sorted(_GAME_OF_DICE)}, got {n_dice!r}")
+        game = games.by_fixed("n_dice", n_dice).name
         self.rules = games.get(game).make_rules(**rules)
         n_players = games.check_whole("n_players", n_players, *games.get(game).players)
         if episode not in ("game", "circle"):

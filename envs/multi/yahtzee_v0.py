@@ -9,10 +9,13 @@ from pettingzoo.utils import wrappers
 
 from envs import games
 from envs.multi.table import TableAEC
-from envs.obs.yahtzee import obs_space, observe
+from envs.obs.scorecard import obs_space, observe
+from envs.render.text import render_scorecard as render_card
 from envs.rules.scorecard import N_REROLL_ACTIONS, OPTION_NAMES, ScorecardGame, make_rules
 from envs.rules.scorecard_match import ScorecardMatch
-from envs.yahtzee import render_card
+
+# the table defaults (players, opponents) are the registry's
+_TABLE = games.get("yahtzee")
 
 REWARDS = ("settlement", "points")
 
@@ -45,7 +48,7 @@ class raw_env(TableAEC, EzPickle):
     ## Observation Space
 
     ``{"observation": Box(float32), "action_mask": Box(int8)}``. The vector is
-    ``YahtzeeEnv``'s (see its docstring and ``envs.obs.yahtzee.decode_observation``
+    ``YahtzeeEnv``'s (see its docstring and ``envs.obs.scorecard.decode_observation``
     with ``n_players``) for that agent's own card, followed by
     ``others_total``: the other players' totals in turn order after it. For
     a waiting agent the dice, face counts, rolls used, joker and fill points
@@ -93,7 +96,7 @@ class raw_env(TableAEC, EzPickle):
 
     def __init__(
         self,
-        n_players: int = 2,
+        n_players: int = _TABLE.default_players,
         rules: str = "russian",
         reward: str = "settlement",
         reward_scale: float = 1.0,
@@ -108,7 +111,7 @@ class raw_env(TableAEC, EzPickle):
             raise TypeError(f"unknown argument(s) {unknown}; rule options are {OPTION_NAMES}")
         self.rules = make_rules(rules, **options)
         # at least 2 at a table of agents; at most what the registry seats at one table
-        game = next(g for g in map(games.get, games.names()) if g.aec_kwargs.get("rules") == rules)
+        game = games.by_fixed("rules", rules)
         n_players = games.check_whole("n_players", n_players, 2, game.players[1])
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
@@ -189,7 +192,7 @@ class raw_env(TableAEC, EzPickle):
             self.render()
 
     def render_text(self) -> str:
-        name = "Покер на костях" if self.rules.rules == "russian" else "Classic Yahtzee"
+        name = games.by_fixed("rules", self.rules.rules).short_title
         parts = [f"{name}, {self.n_players} players"]
         for seat, (a, g) in enumerate(zip(self.possible_agents, self.games, strict=True)):
             title = f"== {a}" + (" (to act)" if seat == self._seat and not self.done else "")

@@ -8,6 +8,7 @@ stays the same through an episode; the same state always gives the same pixels.
   and the seat whose cards may be seen), :func:`draw_scorecard` (every player's
   ``ScorecardGame``, the seat to act and the last action); :func:`draw` picks one by
   the state's type. ``size`` in each module gives the frame size in advance.
+- :mod:`envs.render.text`: the text tables of ``render_mode="ansi"``.
 - :mod:`envs.render.record` writes frames to a GIF or MP4 and plays recorded games.
 
 Drawn with Pillow in DejaVu Sans (the fonts matplotlib ships); no display needed.
@@ -19,12 +20,25 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from envs.render.card_poker import draw as draw_card_poker
-from envs.render.dice_poker import draw as draw_dice_poker
-from envs.render.scorecard import draw as draw_scorecard
 from envs.rules.card_poker import CardPokerMatch
 from envs.rules.dice_poker import DicePokerMatch
 from envs.rules.scorecard import ScorecardGame
+
+# The frames are drawn with Pillow, loaded only when one is asked for: the text tables
+# (envs.render.text) are imported by every env, Pillow by none until it draws.
+_DRAWERS = {
+    "draw_card_poker": "envs.render.card_poker",
+    "draw_dice_poker": "envs.render.dice_poker",
+    "draw_scorecard": "envs.render.scorecard",
+}
+
+
+def __getattr__(name: str):
+    if name in _DRAWERS:
+        from importlib import import_module
+
+        return import_module(_DRAWERS[name]).draw
+    raise AttributeError(f"module 'envs.render' has no attribute {name!r}")
 
 
 def draw(
@@ -39,16 +53,16 @@ def draw(
     all), ``seat`` the player to act and ``last`` the (seat, action) just played (scorecard
     games, given every player's ``ScorecardGame`` in seat order)."""
     if isinstance(state, DicePokerMatch):
-        return draw_dice_poker(state, labels)
+        return __getattr__("draw_dice_poker")(state, labels)
     if isinstance(state, CardPokerMatch):
-        return draw_card_poker(state, labels, viewer)
+        return __getattr__("draw_card_poker")(state, labels, viewer)
     games = list(state)
     if not games or not all(isinstance(g, ScorecardGame) for g in games):
         raise ValueError(
             "draw takes a DicePokerMatch, a CardPokerMatch or a list of ScorecardGame, "
             f"got {type(state).__name__}"
         )
-    return draw_scorecard(games, seat, labels, last)
+    return __getattr__("draw_scorecard")(games, seat, labels, last)
 
 
 __all__ = ["draw", "draw_card_poker", "draw_dice_poker", "draw_scorecard"]

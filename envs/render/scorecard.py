@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from envs import games as registry
 from envs.render.canvas import FELT_DARK, FELT_LIGHT, GOLD, INK, MUTED, Frame, draw_dice, nice
 from envs.rules.scorecard import (
     MAX_ROLLS,
@@ -21,7 +22,6 @@ from envs.rules.scorecard import (
 PANEL, NAMES, COLUMN = 288, 150, 84
 TOP, HEAD, LINE = 48, 28, 24
 DIE = 46
-TITLES = {"russian": "Покер на костях", "classic": "Classic Yahtzee"}
 
 
 def _totals_lines(rules: ScorecardRules) -> list[str]:
@@ -72,7 +72,7 @@ def draw(
     card = game.card
     # title
     f.band(0, TOP)
-    f.text((14, 12), TITLES[rules.rules], 19, bold=True)
+    f.text((14, 12), registry.by_fixed("rules", rules.rules).short_title, 19, bold=True)
     turn = len(card.rows) - card.turns_left + (0 if game.done else 1)
     f.text(
         (f.width - 14, 15),

@@ -270,3 +270,19 @@ def test_callable_opponents_sit_at_the_table():
     table.reset()
     reward = table.step(np.zeros(8, dtype=np.int64))
     assert reward.shape == (8,) and set(reward.tolist()) <= {-1, 0, 2}
+
+
+def test_state_ids_is_the_public_read_only_view_table_policies_read():
+    """``state_ids`` (the engine view of ``agents.base.TablePolicy``) gives each table's turn
+    state: its legal set is the table's mask; an agent cannot write through it."""
+    from agents.base import TablePolicy
+
+    e = BatchedDicePoker(50, DicePokerRules(), seed=4, n_players=3)
+    e.reset()
+    ids = e.state_ids
+    np.testing.assert_array_equal(e.legal_by_state[ids], e.action_masks())
+    with pytest.raises(ValueError):
+        ids[0] = 1
+    for spec in ("random", "heuristic", "optimal"):
+        agent = make_agent(spec, "dice_poker")
+        assert isinstance(agent, TablePolicy) and callable(agent.table_policy(e))

@@ -272,3 +272,43 @@ def test_a_registered_game_is_seen_everywhere(toy):
     assert result.records.value.sum() == 0  # zero-sum chips
     # saying 1 beats saying 0 more often than not
     assert result.agent_values()[:, 1].mean() > result.agent_values()[:, 0].mean()
+
+
+def test_table_defaults_and_the_reverse_lookup_live_in_the_registry():
+    """Default players, opponents and short titles are the registry's; the wrappers that
+    play several games find theirs with one lookup (``by_fixed``)."""
+    import inspect
+
+    from envs.batched.dice_poker import BatchedDicePokerSingle
+    from envs.card_poker import CardPokerEnv
+    from envs.dice_poker import DicePokerEnv
+
+    assert games.by_fixed("n_dice", 6).name == "dice_poker6"
+    assert games.by_fixed("rules", "classic").short_title == "Classic Yahtzee"
+    with pytest.raises(ValueError, match="n_dice must be one of"):
+        games.by_fixed("n_dice", 5.0)
+    for cls, game in ((DicePokerEnv, "dice_poker"), (CardPokerEnv, "card_poker")):
+        params = inspect.signature(cls).parameters
+        assert params["n_players"].default == games.get(game).default_players
+        assert params["opponents"].default == games.get(game).default_opponents
+    assert (
+        BatchedDicePokerSingle.table_options["n_players"] == games.get("dice_poker").default_players
+    )
+
+
+def test_the_russian_game_has_an_unambiguous_name_beside_yahtzee():
+    """``poker_na_kostyah`` / ``PokerNaKostyah-v0`` are the russian scorecard game, the same
+    record as ``yahtzee`` / ``Yahtzee-v0`` (kept: configs, models and runs name them)."""
+    from agents import make_agent
+
+    record = games.get("poker_na_kostyah")
+    assert record is games.get("yahtzee") and games.by_gym_id("PokerNaKostyah-v0") is record
+    assert "poker_na_kostyah" not in games.names()
+    env = gym.make("PokerNaKostyah-v0")
+    assert env.unwrapped.rules.rules == "russian"
+    vec = gym.make_vec("PokerNaKostyah-v0", 2, vectorization_mode="vector_entry_point")
+    assert vec.observation_space.shape[1:] == env.observation_space.shape
+    env.close()
+    vec.close()
+    agent = make_agent("heuristic", game="poker_na_kostyah")
+    assert agent.rules == make_agent("heuristic", game="yahtzee").rules
