@@ -113,13 +113,15 @@ def aec_digest(name: str, kwargs: dict, episodes: int = 4) -> str:
     return h.hexdigest()[:16]
 
 
-# digests per case, in the order of GYM_CASES / AEC_CASES (recorded before issue 26)
+# digests per case, in the order of GYM_CASES / AEC_CASES (recorded before issue 26; the five
+# scorecard cases again after info["card"] came to hold the filled rows only, issue 27 item 4:
+# with the open rows put back as None they give the digests recorded before)
 GYM_EXPECTED = [
-    "de6949f9c37c4698",
-    "de6949f9c37c4698",
-    "f18500668cb9b834",
-    "8ef72494939eee7e",
-    "56716937f7ba9bb1",
+    "de33c0cddfd21563",
+    "de33c0cddfd21563",
+    "6a55649737839622",
+    "80e85a2cdd6947ce",
+    "ce96baedb937988b",
     "64309a6e1a273c6a",
     "c947a10429bc03c7",
     "b587f2a31e2de94d",
