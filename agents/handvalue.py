@@ -226,6 +226,7 @@ class HandValueAgent(Agent):
     def refresh(self) -> None:
         """Forget the turn policies solved so far (after the table changed)."""
         self._policies: dict[tuple, TurnPolicy] = {}
+        self._decisions = self._memo()  # the decisions read off the old table go too
         self.__dict__.pop("_batch", None)
 
     def policy(self, round_players: int, position: int, best: int | None, count: int):
@@ -241,6 +242,8 @@ class HandValueAgent(Agent):
 
     # the moves of a turn policy, read off the observation (one place: the optimal player's)
     act = DicePokerOptimal.act
+    _act = DicePokerOptimal._act
+    _memo = DicePokerOptimal._memo
     act_batch = DicePokerOptimal.act_batch
 
     def __repr__(self) -> str:

@@ -120,7 +120,7 @@ def load_config(
                 f"no frozen agent: give --against (the config's env.kwargs.opponents is "
                 f"{against!r})"
             )
-    players = players if players is not None else kwargs.get("n_players", 3)
+    players = players if players is not None else kwargs.get("n_players", record.default_players)
     return Table(game, players, against, table_rules), ppo, run
 
 

@@ -105,7 +105,7 @@ class Config(RunNamed):
 
     @property
     def n_players(self) -> int:
-        return self.env.kwargs.get("n_players", 3)
+        return self.env.kwargs.get("n_players", games.get(self.game).default_players)
 
     @property
     def opponents(self) -> str:

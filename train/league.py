@@ -421,7 +421,7 @@ class LeagueVecEnv(BatchedVecEnv):
 
     def __init__(self, cfg: Config, population: Population, seed: int) -> None:
         holder: dict = {}
-        n_players = cfg.env.kwargs.get("n_players", 3)
+        n_players = cfg.env.kwargs.get("n_players", games.get(cfg.game).default_players)
         policies = LeagueTables.seat_policies(holder, n_players)
         super().__init__(ENV_ID, cfg.run.n_envs, opponents=policies, **cfg.env.kwargs)
         self.engine = holder["tables"] = LeagueTables(self.engine, population)

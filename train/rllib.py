@@ -233,7 +233,7 @@ def build_algorithm_config(cfg: RLlibConfig, num_env_runners: int, num_learners:
         fixed = fixed_players(cfg)
         rules, _ = game.split_options(kwargs)
         table = {k: v for k, v in kwargs.items() if k not in ("opponents", "agent_seat")}
-        n_players = int(kwargs.get("n_players", 3))
+        n_players = int(kwargs.get("n_players", game.default_players))
         snaps = [f"snap_{i}" for i in range(cfg.run.self_play.pool_size)]
         specs = {"main": masked, **dict.fromkeys(snaps, masked)}
         for i, spec in enumerate(fixed):

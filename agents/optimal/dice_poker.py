@@ -517,9 +517,13 @@ class DicePokerOptimal(Agent):
         self.rules = replace(table, ante=1)  # chips scale with the ante; the play does not
         self.keys = hand_keys(self.rules)
         self.shape = turn_shape(self.rules.n_dice, self.rules.lock_kept_dice)
+        self._decisions = self._memo()
+
+    def _memo(self) -> DecisionMemo:
+        """An empty memo of decisions, keyed by the observation fields :meth:`_act` reads."""
         col = layout(self.rules.n_dice).slices
         read = ("dice", "frozen", "best", "best_count", "round_players", "position", "rolls_used")
-        self._decisions = DecisionMemo(np.concatenate([np.r_[col[f]] for f in read]))
+        return DecisionMemo(np.concatenate([np.r_[col[f]] for f in read]))
 
     def policy(self, round_players: int, position: int, best: int | None, count: int):
         """The turn policy of ``position`` in a round of ``round_players``."""

@@ -405,7 +405,7 @@ def make_vec_env(cfg: Config, n_envs: int, seed: int):
             SnapshotPool(
                 cfg.run_dir / "pool", cfg.game, fixed, sp.heuristic_share, sp.pool_size, rules
             )
-            for _ in range(kwargs.get("n_players", 3) - 1)
+            for _ in range(kwargs.get("n_players", games.get(cfg.game).default_players) - 1)
         ]
     if batched(cfg):
         vec = BatchedVecEnv(cfg.env.id, n_envs, **kwargs)
