@@ -307,7 +307,7 @@ def test_scorecard_run_checkpoint_agent_and_resume(tmp_path, capsys, monkeypatch
         assert (run_dir / name).exists(), name
     rows = (run_dir / "metrics.csv").read_text().splitlines()
     assert rows[0] == "timesteps,wall_s,score,score_ci95,pct_optimal" and len(rows) >= 4
-    checkpoints = sorted((run_dir / "checkpoints").glob("step_*"))
+    checkpoints = sorted(p for p in (run_dir / "checkpoints").glob("step_*") if p.is_dir())
     # the trained policy plays anywhere an agent does: batched games, the arena
     for spec in (f"rllib:{run_dir}", f"rllib:{run_dir / 'model'}", f"rllib:{checkpoints[-1]}"):
         agent = make_agent(spec, "yahtzee_classic")
@@ -340,7 +340,8 @@ def test_dice_poker_league_run_and_agent(tmp_path):
     # the league: a frozen snapshot in the last checkpoint is main as it was one checkpoint before
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    checkpoints = sorted((run_dir / "checkpoints").glob("step_*"), key=lambda p: int(p.name[5:]))
+    steps = (p for p in (run_dir / "checkpoints").glob("step_*") if p.is_dir())  # no rows.json
+    checkpoints = sorted(steps, key=lambda p: int(p.name[5:]))
     first, last = checkpoints[-2:]
 
     def weights(checkpoint, mid):
@@ -387,7 +388,7 @@ def test_card_poker_league_with_two_fixed_players(tmp_path):
     run = {"total_timesteps": 128, "eval_opponents": ["bluffer"]}
     run_dir = train_rllib.main(["--config", str(write(tmp_path, league, **run))])
     modules = run_dir / "checkpoints"
-    (last,) = sorted(modules.glob("step_*"))
+    (last,) = sorted(p for p in modules.glob("step_*") if p.is_dir())
     names = {p.name for p in (last / "learner_group" / "learner" / "rl_module").iterdir()}
     assert {"main", "snap_0", "snap_1", "fixed_heuristic", "fixed_bluffer"} <= names
     assert isinstance(make_agent(f"rllib:{run_dir}", "card_poker"), RLlibAgent)
