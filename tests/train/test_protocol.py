@@ -294,9 +294,9 @@ def test_benchmark_refuses_a_hand_value_table_of_other_players(tmp_path, capsys)
     assert "3-player rounds; it cannot play at 4 players" in capsys.readouterr().err
 
 
-def test_resume_with_another_network_is_refused_naming_the_keys(tmp_path):
-    from train.ppo import main
-
+def _tiny_ppo(tmp_path, name: str) -> tuple[Path, dict]:
+    """A quickstart config of two 64-step rollouts, one evaluation and one checkpoint at
+    the end: its path and its data."""
     data = yaml.safe_load((ROOT / "configs" / "quickstart.yaml").read_text())
     data["ppo"].update(n_steps=64, batch_size=64, n_epochs=1, policy_kwargs={"net_arch": [8]})
     data["run"] = {
@@ -309,8 +309,15 @@ def test_resume_with_another_network_is_refused_naming_the_keys(tmp_path):
         "record_games": 0,
         "out_dir": str(tmp_path / "runs"),
     }
-    path = tmp_path / "net.yaml"
+    path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(data))
+    return path, data
+
+
+def test_resume_with_another_network_is_refused_naming_the_keys(tmp_path):
+    from train.ppo import main
+
+    path, data = _tiny_ppo(tmp_path, "net")
     run_dir = main(["--config", str(path), "--no-progress"])
     data["ppo"]["policy_kwargs"]["net_arch"] = [16, 16]
     path.write_text(yaml.safe_dump(data))
@@ -334,3 +341,20 @@ def test_moved_modules_keep_their_old_names():
     assert name("train.playing.base") is name("tools.playing.base")
     assert name("train.play") is name("tools.play")
     assert name("train.config") is name("train.common.config")
+
+
+def test_resuming_a_finished_but_crashed_run_logs_its_final_line_once(tmp_path):
+    # killed after the final evaluation (its row and its line written) but before final.json:
+    # --resume measures that evaluation again and keeps the row; the log keeps its one line
+    from train.ppo import main
+
+    path, _ = _tiny_ppo(tmp_path, "crash")
+    run_dir = main(["--config", str(path), "--no-progress"])
+    log = (run_dir / "progress.log").read_text().splitlines()
+    (run_dir / "final.json").unlink()
+    assert main(["--config", str(path), "--no-progress", "--resume"]) == run_dir
+    again = (run_dir / "progress.log").read_text().splitlines()
+    evaluations = [line for line in again if "ETA" in line]
+    assert evaluations == [line for line in log if "ETA" in line]
+    assert [line.startswith("final: ") for line in evaluations] == [False, False, True]
+    assert (run_dir / "final.json").exists()

@@ -1,7 +1,11 @@
 """What a run says while it trains: at each evaluation one line (the step, the result with
 its 95% CI, % of the optimum for the scorecard games or chips per game for the pokers, the
 time so far and the estimated time to finish), printed and appended at once to
-``progress.log`` in the run folder, so a long run can be followed with ``tail -f``."""
+``progress.log`` in the run folder, so a long run can be followed with ``tail -f``.
+
+The log holds one line per evaluation point: a resumed run measures again the evaluations
+a killed attempt made after its last checkpoint (their ``metrics.csv`` rows stay, see
+:class:`train.common.rundir.Rows`), and their lines, logged already, are printed only."""
 
 from __future__ import annotations
 
@@ -11,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 LOG = "progress.log"
+# an evaluation's line: its label ("final: " or none), its count, the total and the unit
+_EVALUATION = re.compile(r"^(?P<label>.*?)(?P<done>[\d,]+)/[\d,]+ (?P<unit>\w+): ")
 
 
 def clock(seconds: float) -> str:
@@ -71,6 +77,11 @@ class Progress:
         self.total, self.done0, self.unit = total, done, unit
         self.wall_before = wall_before
         self.started = time.perf_counter()
+        self.logged = set()  # (label, done, unit) of the evaluation lines in the log already
+        if self.path.exists():
+            for line in self.path.read_text(encoding="utf-8", errors="replace").splitlines():
+                if m := _EVALUATION.match(line):
+                    self.logged.add((m["label"], int(m["done"].replace(",", "")), m["unit"]))
 
     def elapsed(self) -> float:
         return self.wall_before + time.perf_counter() - self.started
@@ -82,14 +93,17 @@ class Progress:
             return None
         return max(self.total - done, 0) * spent / (done - self.done0)
 
-    def say(self, text: str) -> None:
-        """Print ``text`` (above a progress bar, if one shows) and append it to the log."""
+    def say(self, text: str, log: bool = True) -> None:
+        """Print ``text`` (above a progress bar, if one shows) and append it to the log
+        (where ``log``)."""
         try:
             from tqdm import tqdm
 
             tqdm.write(text)
         except ImportError:  # pragma: no cover
             print(text, flush=True)
+        if not log:
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as f:
             f.write(text + "\n")
@@ -101,11 +115,14 @@ class Progress:
         self.say(f"{name}: {left:,} {self.unit} to train ({how} {self.done0:,} of {self.total:,})")
 
     def line(self, done: int, row: dict[str, Any], label: str = "") -> str:
-        """The line of an evaluation at ``done`` units, printed and logged; returned."""
+        """The line of an evaluation at ``done`` units, printed and logged (unless the log
+        has the line of this evaluation point already); returned."""
         eta = self.eta(done)
         text = (
             f"{label}{done:,}/{self.total:,} {self.unit}: {summary(row)}; "
             f"elapsed {clock(self.elapsed())}, ETA {clock(eta) if eta is not None else '?'}"
         )
-        self.say(text)
+        key = (label, done, self.unit)
+        self.say(text, log=key not in self.logged)
+        self.logged.add(key)
         return text
