@@ -22,9 +22,7 @@ from __future__ import annotations
 if not __package__:  # run as a file: this checkout's packages first
     import _bootstrap  # noqa: F401
 
-import argparse
-import csv
-import dataclasses
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,33 +40,13 @@ from agents.afterstate import (
     save_value,
     turn_plan,
 )
-from agents.atomic import atomic_write
 from envs import games
 from envs.batched.scorecard import BatchedScorecard
 from envs.rules.scorecard import total_bounds
 from envs.vector import play_games
-from train.common.config import (
-    ConfigError,
-    add_run_arguments,
-    build,
-    check_positive,
-    command_line,
-    is_int,
-    read_sections,
-    run_overrides,
-)
-from train.common.progress import Progress
-from train.common.results import EVAL_SEED, mean_ci, write_final
-from train.common.rundir import (
-    Rows,
-    RunNamed,
-    check_more_to_train,
-    check_out_dir,
-    choose_run_dir,
-    due,
-    prepare,
-    save_rows,
-)
+from train.common.config import ConfigError, command_line, is_int, load_sections, run_arguments
+from train.common.results import EVAL_SEED, figure, mean_ci, model_line, read_rows, write_final
+from train.common.rundir import RunNamed, choose_run_dir, due, open_folder, resuming
 
 
 @dataclass
@@ -110,6 +88,8 @@ class RunConfig:
 
 @dataclass
 class Config(RunNamed):
+    """A config of this trainer: its name (the file's stem) and its three sections."""
+
     name: str
     env: EnvConfig
     value: ValueConfig
@@ -119,23 +99,13 @@ class Config(RunNamed):
 def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
     """Read and check config ``name`` (``overrides``: ``run:`` fields, the command line's);
     every problem is one ConfigError line naming the key, the value and what is allowed."""
-    path, data = read_sections(name, ("env", "value", "run"), ("afterstate",))
-    env = build(EnvConfig, data.get("env"), f"{path.name}: env")
+    kinds = {"env": EnvConfig, "value": ValueConfig, "run": RunConfig}
+    path, built = load_sections(name, "afterstate", kinds, overrides)
+    env, value, run = built.values()
     game = games.by_gym_id(env.id)
     if not game.batched_engine or game.result != "points":
         raise ConfigError(f"{path.name}: env.id must be a scorecard game, got {env.id!r}")
     game.make_rules(**env.kwargs)  # unknown or bad rule options: one line, before anything
-    run = build(RunConfig, data.get("run"), f"{path.name}: run", overrides)
-    value = build(ValueConfig, data.get("value"), f"{path.name}: value")
-    for section, where in ((run, "run"), (value, "value")):
-        check_positive(section, f"{path.name}: {where}")
-    for key in ("eval_games", "final_eval_games"):
-        if getattr(run, key) < 2:
-            raise ConfigError(
-                f"{path.name}: run.{key} must be a whole number >= 2 (a confidence interval "
-                f"needs two games), got {getattr(run, key)!r}"
-            )
-    check_out_dir(run.out_dir, f"{path.name}: run")
     if value.warm_start not in ("none", "optimal"):
         raise ConfigError(
             f"{path.name}: value.warm_start must be 'none' or 'optimal', got {value.warm_start!r}"
@@ -173,30 +143,19 @@ def optimal_score(cfg: Config) -> float:
 
 
 def plot_curve(metrics: Path, out: Path, title: str, best: float) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with metrics.open() as f:
-        rows = list(csv.DictReader(f))
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.errorbar(
-        [int(r["games"]) for r in rows],
-        [float(r["pct_optimal"]) for r in rows],
-        yerr=[100 * float(r["score_ci95"]) / best for r in rows],
-        marker="o",
-        label="afterstate learner",
-    )
-    ax.axhline(100, color="k", ls="--", label=f"optimal {best:.2f}")
-    ax.set_xlabel("games played")
-    ax.set_ylabel("% of the optimal mean")
-    ax.set_title(title)
-    ax.legend()
-    fig.tight_layout()
-    with atomic_write(out) as f:
-        fig.savefig(f, format="png", dpi=100)
-    plt.close(fig)
+    """The learning curve: % of the optimal mean score by games played, with 95% CIs."""
+    rows = read_rows(metrics)
+    with figure(out, title) as ax:
+        ax.errorbar(
+            [int(r["games"]) for r in rows],
+            [float(r["pct_optimal"]) for r in rows],
+            yerr=[100 * float(r["score_ci95"]) / best for r in rows],
+            marker="o",
+            label="afterstate learner",
+        )
+        ax.axhline(100, color="k", ls="--", label=f"optimal {best:.2f}")
+        ax.set_xlabel("games played")
+        ax.set_ylabel("% of the optimal mean")
 
 
 # -- training -----------------------------------------------------------------------------
@@ -289,33 +248,20 @@ class Fitter:
 
 
 def main(argv: list[str] | None = None) -> Path:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_run_arguments(parser, total="games", n_envs=False)
-    args = parser.parse_args(argv)
-    cfg = load_config(args.config, run_overrides(args))
+    args, overrides = run_arguments(argv, __doc__.split("\n\n")[0], "games", n_envs=False)
+    cfg = load_config(args.config, overrides)
     import torch
 
     torch.set_num_threads(cfg.run.torch_threads)
     torch.manual_seed(cfg.run.seed)
     rules = games.by_gym_id(cfg.env.id).make_rules(**cfg.env.kwargs)
     run_dir, checkpoints = choose_run_dir(cfg.run_dir, args.resume, args.run, "games_*.pt")
-    played, wall_before, last = 0, 0.0, None
-    if args.resume:
-        last = checkpoints[-1]
-        net = load_value(last)
-        meta = torch.load(last, map_location="cpu", weights_only=False)["meta"]
-        played, wall_before = int(meta["games"]), float(meta["wall_s"])
-        check_more_to_train(run_dir, played, cfg.run.total_games, "games")
-        print(f"resuming {run_dir} from {last.name} ({played} games)")
-    else:
-        net = ValueNet(rules, tuple(cfg.value.hidden))
-    resolved = {"trainer": "afterstate"}
-    resolved.update({k: dataclasses.asdict(getattr(cfg, k)) for k in ("env", "value", "run")})
-    metrics = prepare(run_dir, args.resume, resolved)
-    rows = Rows(metrics, "games", args.resume, last)
+    last, net, played, wall_before = value_net(cfg, rules, run_dir, checkpoints)
+    sections = {"trainer": "afterstate", "env": cfg.env, "value": cfg.value, "run": cfg.run}
+    rows, progress = open_folder(
+        run_dir, args.resume, last, sections, "games", cfg.run.total_games, played, wall_before
+    )
     best = optimal_score(cfg)
-    progress = Progress(run_dir, cfg.run.total_games, played, "games", wall_before)
-    progress.start(run_dir.name)
     fitter = Fitter(net, cfg, rules, np.random.default_rng(cfg.run.seed + played))
 
     def record(n_games: int, label: str = "") -> dict[str, float]:
@@ -327,6 +273,9 @@ def main(argv: list[str] | None = None) -> Path:
         progress.line(played, row, label)
         net.train()
         return row
+
+    def save(path: Path) -> None:
+        save_value(net, path, {"games": played, "wall_s": progress.elapsed()})
 
     if not args.resume:
         record(cfg.run.eval_games)
@@ -343,20 +292,40 @@ def main(argv: list[str] | None = None) -> Path:
         if due(played, engine.n, cfg.run.eval_every):
             record(cfg.run.eval_games)  # before the checkpoint: it knows its row
         if due(played, engine.n, cfg.run.checkpoint_every):
-            save_rows(run_dir / "checkpoints" / f"games_{played}.pt", metrics)
-            meta = {"games": played, "wall_s": progress.elapsed()}
-            save_value(net, run_dir / "checkpoints" / f"games_{played}.pt", meta)
-    save_value(net, run_dir / "value.pt", {"games": played, "wall_s": progress.elapsed()})
+            rows.checkpoint(f"games_{played}.pt", save)
+    save(run_dir / "value.pt")
     final = record(cfg.run.final_eval_games, "final: ")
-    plot_curve(metrics, run_dir / "curve.png", run_dir.name, best)
-    # the heuristic and the random player in the learner's place, on the same games
-    others = {
-        name: evaluate(make_agent(name, cfg.game, **cfg.env.kwargs), cfg, cfg.run.final_eval_games)
-        for name in ("heuristic", "random")
-    }
+    plot_curve(rows.path, run_dir / "curve.png", run_dir.name, best)
+    others = yardsticks(cfg)
     write_final(run_dir, "afterstate", final, others, optimal=best)
     print(report(run_dir, cfg, played, final, others, best))
     return run_dir
+
+
+# the command line: a bad config, option or run folder is one line and exit status 2
+cli = functools.partial(command_line, main, "afterstate.py")
+
+
+def value_net(cfg: Config, rules, run_dir: Path, checkpoints: list[Path]):
+    """The value network, fresh, or from the newest of ``checkpoints`` (``--resume``; it must
+    train further); ``(checkpoint or None, network, games played, seconds spent)``."""
+    import torch
+
+    if not checkpoints:
+        return None, ValueNet(rules, tuple(cfg.value.hidden)), 0, 0.0
+    last = checkpoints[-1]
+    meta = torch.load(last, map_location="cpu", weights_only=False)["meta"]
+    resuming(run_dir, last, int(meta["games"]), cfg.run.total_games, "games")
+    return last, load_value(last), int(meta["games"]), float(meta["wall_s"])
+
+
+def yardsticks(cfg: Config) -> dict[str, dict]:
+    """The heuristic and the random player in the learner's place, on the same games."""
+    n = cfg.run.final_eval_games
+    return {
+        name: evaluate(make_agent(name, cfg.game, **cfg.env.kwargs), cfg, n)
+        for name in ("heuristic", "random")
+    }
 
 
 def report(run_dir: Path, cfg: Config, played: int, final: dict, others: dict, best: float) -> str:
@@ -367,14 +336,8 @@ def report(run_dir: Path, cfg: Config, played: int, final: dict, others: dict, b
             f"{100 * row['score'] / best:6.2f}% of the optimal {best:.2f} "
             f"(median {row['median']:.0f})"
         )
-    value_pt = run_dir / "value.pt"
-    lines.append(f"model: {value_pt}  (make_agent('afterstate:{value_pt}', game={cfg.game!r}))")
+    lines.append(model_line("afterstate", run_dir / "value.pt", cfg.game))
     return "\n".join(lines)
-
-
-def cli(argv: list[str] | None = None) -> None:
-    """The command line: a bad config, option or run folder is one line and exit status 2."""
-    command_line(main, "afterstate.py", argv)
 
 
 if __name__ == "__main__":

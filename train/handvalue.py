@@ -25,8 +25,7 @@ from __future__ import annotations
 if not __package__:  # run as a file: this checkout's packages first
     import _bootstrap  # noqa: F401
 
-import argparse
-import dataclasses
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,34 +33,14 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
-from agents.atomic import atomic_write
 from agents.handvalue import HandValueAgent, HandValues, load_values, save_values
 from envs import games
 from envs.batched.dice_poker import BatchedDicePoker
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules
 from tools.dice_poker_seats import seat_results
-from train.common.config import (
-    ConfigError,
-    add_run_arguments,
-    build,
-    check_positive,
-    command_line,
-    is_int,
-    read_sections,
-    run_overrides,
-)
-from train.common.progress import Progress
-from train.common.results import write_final
-from train.common.rundir import (
-    Rows,
-    RunNamed,
-    check_more_to_train,
-    check_out_dir,
-    choose_run_dir,
-    due,
-    prepare,
-    save_rows,
-)
+from train.common.config import ConfigError, command_line, is_int, load_sections, run_arguments
+from train.common.results import figure, model_line, read_rows, write_final
+from train.common.rundir import RunNamed, choose_run_dir, due, open_folder, resuming
 
 TABLE_KEYS = ("n_players", "opponents")  # the table options a config may set
 PRIORS = ("optimistic", "zero")
@@ -98,6 +77,9 @@ class RunConfig:
 
 @dataclass
 class Config(RunNamed):
+    """A config of the hand-value learner: its name (the file's stem), its sections, and
+    the table they set (players, opponents, rule options)."""
+
     name: str
     env: EnvConfig
     learner: LearnerConfig
@@ -119,15 +101,15 @@ class Config(RunNamed):
 def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
     """Read and check config ``name`` (``overrides``: ``run:`` fields, the command line's);
     every problem is one ConfigError line naming the key, the value and what is allowed."""
-    path, data = read_sections(name, ("env", "learner", "run"), ("handvalue",))
-    env = build(EnvConfig, data.get("env"), f"{path.name}: env")
-    game = games.by_gym_id(env.id)
+    kinds = {"env": EnvConfig, "learner": LearnerConfig, "run": RunConfig}
+    path, built = load_sections(name, "handvalue", kinds, overrides)
+    cfg = Config(path.stem, **built)
+    game = games.by_gym_id(cfg.env.id)
     if game.name not in games.names_for(DicePokerRules):
+        ids = [games.get(g).gym_id for g in games.names_for(DicePokerRules)]
         raise ConfigError(
-            f"{path.name}: env.id must be a dice poker game "
-            f"({[games.get(g).gym_id for g in games.names_for(DicePokerRules)]}), got {env.id!r}"
+            f"{path.name}: env.id must be a dice poker game ({ids}), got {cfg.env.id!r}"
         )
-    cfg = Config(path.stem, env, LearnerConfig(), RunConfig())
     lo, hi = game.players
     n = cfg.n_players
     if not is_int(n) or not lo <= n <= hi:
@@ -139,22 +121,11 @@ def load_config(name: str, overrides: dict[str, Any] | None = None) -> Config:
             f"seat), e.g. 'heuristic' or 'optimal', got {opp!r}"
         )
     make_agent(opp, game.name, **cfg.rule_options)  # unknown agent or bad rule: one line, now
-    cfg.run = build(RunConfig, data.get("run"), f"{path.name}: run", overrides)
-    cfg.learner = build(LearnerConfig, data.get("learner"), f"{path.name}: learner")
-    for section, where in ((cfg.run, "run"), (cfg.learner, "learner")):
-        check_positive(section, f"{path.name}: {where}")
-    for key in ("eval_games", "final_eval_games"):
-        if getattr(cfg.run, key) < 2:
-            raise ConfigError(
-                f"{path.name}: run.{key} must be a whole number >= 2 (a confidence interval "
-                f"needs two games), got {getattr(cfg.run, key)!r}"
-            )
     if cfg.run.n_games > MAX_GAMES_AT_ONCE:
         raise ConfigError(
             f"{path.name}: run.n_games must be at most {MAX_GAMES_AT_ONCE:,} (the games side by "
             f"side are held in memory at once), got {cfg.run.n_games!r}"
         )
-    check_out_dir(cfg.run.out_dir, f"{path.name}: run")
     if cfg.learner.prior not in PRIORS:
         raise ConfigError(
             f"{path.name}: learner.prior must be one of {list(PRIORS)}, got {cfg.learner.prior!r}"
@@ -219,63 +190,34 @@ def play_iteration(
 
 
 def plot_curve(metrics: Path, out: Path, title: str) -> None:
-    import csv
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with metrics.open() as f:
-        rows = list(csv.DictReader(f))
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.errorbar(
-        [int(r["games"]) for r in rows],
-        [float(r["chips"]) for r in rows],
-        yerr=[float(r["chips_ci95"]) for r in rows],
-        marker="o",
-        label="hand-value learner (random seat)",
-    )
-    ax.axhline(0, color="k", ls="--", label="the opponent in its seat (0 by symmetry)")
-    ax.set_xlabel("games played")
-    ax.set_ylabel("chips per game")
-    ax.set_title(title)
-    ax.legend()
-    fig.tight_layout()
-    with atomic_write(out) as f:
-        fig.savefig(f, format="png", dpi=100)
-    plt.close(fig)
+    """The learning curve: chips per game (a random seat) by games played, with 95% CIs."""
+    rows = read_rows(metrics)
+    with figure(out, title) as ax:
+        ax.errorbar(
+            [int(r["games"]) for r in rows],
+            [float(r["chips"]) for r in rows],
+            yerr=[float(r["chips_ci95"]) for r in rows],
+            marker="o",
+            label="hand-value learner (random seat)",
+        )
+        ax.axhline(0, color="k", ls="--", label="the opponent in its seat (0 by symmetry)")
+        ax.set_xlabel("games played")
+        ax.set_ylabel("chips per game")
 
 
 def main(argv: list[str] | None = None) -> Path:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_run_arguments(parser, total="games", n_envs=False)
-    args = parser.parse_args(argv)
-    cfg = load_config(args.config, run_overrides(args))
+    args, overrides = run_arguments(argv, __doc__.split("\n\n")[0], "games", n_envs=False)
+    cfg = load_config(args.config, overrides)
     rules = games.get(cfg.game).make_rules(**cfg.rule_options)
     run_dir, checkpoints = choose_run_dir(cfg.run_dir, args.resume, args.run, "games_*.npz")
-    played, iteration, wall_before, last = 0, 0, 0.0, None
-    if args.resume:
-        last = checkpoints[-1]
-        table, meta = load_values(last)
-        played, iteration = int(meta["games"]), int(meta["iteration"])
-        wall_before = float(meta["wall_s"])
-        check_more_to_train(run_dir, played, cfg.run.total_games, "games")
-        print(f"resuming {run_dir} from {last.name} ({played} games)")
-    else:
-        top = (cfg.n_players - 1) * rules.ante  # the most a game pays
-        prior = float(top) if cfg.learner.prior == "optimistic" else 0.0
-        table = HandValues.new(
-            cfg.game, cfg.n_players, prior, cfg.learner.prior_weight, **cfg.rule_options
-        )
-    resolved = {"trainer": "handvalue"}
-    resolved.update({k: dataclasses.asdict(getattr(cfg, k)) for k in ("env", "learner", "run")})
-    metrics = prepare(run_dir, args.resume, resolved)
-    rows = Rows(metrics, "games", args.resume, last)
+    last, table, meta = value_table(cfg, rules, run_dir, checkpoints)
+    played, iteration = int(meta["games"]), int(meta["iteration"])
+    sections = {"trainer": "handvalue", "env": cfg.env, "learner": cfg.learner, "run": cfg.run}
+    rows, progress = open_folder(
+        run_dir, args.resume, last, sections, "games", cfg.run.total_games, played, meta["wall_s"]
+    )
     learner = HandValueAgent(table, cfg.game, **cfg.rule_options)
     opponent = make_agent(cfg.opponents, cfg.game, **cfg.rule_options)
-    progress = Progress(run_dir, cfg.run.total_games, played, "games", wall_before)
-    progress.start(run_dir.name)
 
     def record(n: int, train_chips: float, label: str = "") -> dict:
         learner.refresh()
@@ -288,6 +230,10 @@ def main(argv: list[str] | None = None) -> Path:
         progress.line(played, row, label)
         return r
 
+    def save(path: Path) -> None:
+        meta = {"games": played, "iteration": iteration, "wall_s": progress.elapsed()}
+        save_values(table, path, meta)
+
     chips = np.zeros(1)
     while played < cfg.run.total_games:
         # each iteration's dice from its own seed: a resumed run plays the same games
@@ -299,29 +245,43 @@ def main(argv: list[str] | None = None) -> Path:
         learner.refresh()
         played, iteration = played + cfg.run.n_games, iteration + 1
         if due(played, cfg.run.n_games, cfg.run.eval_every):
-            record(
-                cfg.run.eval_games, float(chips.mean())
-            )  # before the checkpoint: it knows its row
+            record(cfg.run.eval_games, float(chips.mean()))  # before the checkpoint: its row
         if due(played, cfg.run.n_games, cfg.run.checkpoint_every):
-            path = run_dir / "checkpoints" / f"games_{played}.npz"
-            save_rows(path, metrics)
-            save_values(
-                table, path, {"games": played, "iteration": iteration, "wall_s": progress.elapsed()}
-            )
-    meta = {"games": played, "iteration": iteration, "wall_s": progress.elapsed()}
-    save_values(table, run_dir / "values.npz", meta)
+            rows.checkpoint(f"games_{played}.npz", save)
+    save(run_dir / "values.npz")
     final = record(cfg.run.final_eval_games, float(chips.mean()) if played else 0.0, "final: ")
-    plot_curve(metrics, run_dir / "curve.png", run_dir.name)
-    # the yardsticks in the learner's place, on the same seeds
-    others = {
-        name: evaluate(
-            cfg, make_agent(name, cfg.game, **cfg.rule_options), cfg.run.final_eval_games
-        )
-        for name in ("heuristic", "optimal")
-    }
+    plot_curve(rows.path, run_dir / "curve.png", run_dir.name)
+    others = yardsticks(cfg)
     write_final(run_dir, "handvalue", final, others, games=played, wall_s=progress.elapsed())
     print(report(run_dir, cfg, played, progress.elapsed(), final, others))
     return run_dir
+
+
+# the command line: a bad config, option or run folder is one line and exit status 2
+cli = functools.partial(command_line, main, "handvalue.py")
+
+
+def value_table(cfg: Config, rules, run_dir: Path, checkpoints: list[Path]):
+    """The value table, fresh (its prior), or from the newest of ``checkpoints``
+    (``--resume``; it must train further); ``(checkpoint or None, table, its meta)``."""
+    if checkpoints:
+        table, meta = load_values(checkpoints[-1])
+        resuming(run_dir, checkpoints[-1], int(meta["games"]), cfg.run.total_games, "games")
+        return checkpoints[-1], table, meta
+    top = (cfg.n_players - 1) * rules.ante  # the most a game pays
+    prior = float(top) if cfg.learner.prior == "optimistic" else 0.0
+    weight = cfg.learner.prior_weight
+    table = HandValues.new(cfg.game, cfg.n_players, prior, weight, **cfg.rule_options)
+    return None, table, {"games": 0, "iteration": 0, "wall_s": 0.0}
+
+
+def yardsticks(cfg: Config) -> dict[str, dict]:
+    """The heuristic and the optimal player in the learner's place, on the same seeds."""
+    n = cfg.run.final_eval_games
+    return {
+        name: evaluate(cfg, make_agent(name, cfg.game, **cfg.rule_options), n)
+        for name in ("heuristic", "optimal")
+    }
 
 
 def evaluate(cfg: Config, agent, n: int) -> dict:
@@ -339,14 +299,8 @@ def report(run_dir: Path, cfg: Config, played: int, wall: float, final: dict, ot
         lines.append(
             f"{name:<10} {r['chips']:+.4f} ± {r['chips_ci95']:.4f} chips/game; win by place {seats}"
         )
-    values = run_dir / "values.npz"
-    lines.append(f"model: {values}  (make_agent('handvalue:{values}', game={cfg.game!r}))")
+    lines.append(model_line("handvalue", run_dir / "values.npz", cfg.game))
     return "\n".join(lines)
-
-
-def cli(argv: list[str] | None = None) -> None:
-    """The command line: a bad config, option or run folder is one line and exit status 2."""
-    command_line(main, "handvalue.py", argv)
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ import numpy as np
 import envs  # noqa: F401  (registers the ids)
 from agents import Agent, make_agent
 from agents.atomic import atomic_write, write_text
+from agents.ppo import PPOAgent
 from envs import games
 from envs.cli import add_rule_argument, rule_options
 from envs.vector import BatchedVecEnv, make_engine, play_games
@@ -71,8 +72,8 @@ from train.common.config import (
     run_overrides,
 )
 from train.common.progress import Progress
-from train.common.results import EVAL_SEED, FINAL_SEED, write_final
-from train.common.rundir import check_more_to_train, check_out_dir, choose_run_dir, save_rows
+from train.common.results import EVAL_SEED, FINAL_SEED, model_line, write_final
+from train.common.rundir import check_out_dir, choose_run_dir, resuming
 from train.common.sb3 import (
     EnvConfig,
     build_model,
@@ -521,59 +522,24 @@ def main(argv: list[str] | None = None) -> Path:
     args = parser.parse_args(argv)
     keys = (*games.get(GAME).rule_options, *games.get(GAME).table_options)
     cfg = load_config(args.config, run_overrides(args), rule_options(parser, args, keys))
-    from stable_baselines3.common.vec_env import VecNormalize
-
     setup_torch(cfg.run.torch_threads)
     run_dir, checkpoints = choose_run_dir(cfg.run_dir, args.resume, args.run, "step_*.zip")
     cfg.use_folder(run_dir)
-    last = None
-    if args.resume:
-        check_same_network(run_dir / "config.yaml", cfg.ppo)
-        holder = {}
-
-        def tables_at(step: int):
-            state = read_state(checkpoints, step)
-            holder["population"] = Population.from_state(cfg, state, f"step_{step}.zip")
-            holder["vec"] = LeagueVecEnv(cfg, holder["population"], cfg.run.seed + step)
-            return holder["vec"]
-
-        last, model, vec = resume_model(checkpoints, cfg.run.normalize_obs, tables_at)
-        population, tables_vec = holder["population"], holder["vec"]
-        check_more_to_train(run_dir, model.num_timesteps, cfg.run.total_timesteps, "timesteps")
-        names = ", ".join(m.name for m in population.members)
-        print(f"resuming {run_dir} from {last.name} ({model.num_timesteps} steps; {names})")
-    else:
-        population = Population(cfg)
-        vec = tables_vec = LeagueVecEnv(cfg, population, cfg.run.seed)
-        if cfg.run.normalize_obs:
-            vec = VecNormalize(vec, norm_obs=True, norm_reward=False)
-        model = build_model(cfg.ppo, vec, cfg.run.seed)
-    sections = {"trainer": "league", "env": cfg.env, "ppo": cfg.ppo, "league": cfg.league}
-    sections["run"] = cfg.run
-    rows, _, callback, progress = open_run(
-        cfg, args.resume, model, last, sections, ("pool/snap_*",)
-    )
+    last, model, vec, population = league_model(cfg, args.resume, checkpoints)
+    rows, _, callback, progress = open_run(cfg, "league", args.resume, model, last)
     normalizer = vec if cfg.run.normalize_obs else None
-    tables: LeagueTables = tables_vec.engine
-    since = {"t": time.perf_counter(), "step": model.num_timesteps, "deals": 0}
-
-    def learner() -> Agent:
-        """The learner as it plays now: its most likely action."""
-        from agents.ppo import PPOAgent
-
-        return PPOAgent.from_model(model, normalizer)
+    tables: LeagueTables = getattr(vec, "venv", vec).engine
+    pace = Pace(model.num_timesteps)
+    learner = functools.partial(PPOAgent.from_model, model, normalizer)  # its likeliest action
 
     def record(step: int) -> dict[str, float]:
-        now, deals = time.perf_counter(), tables.deals
-        seconds = max(now - since["t"], 1e-9)
-        speed = {"steps_per_s": round((step - since["step"]) / seconds, 1)}
-        speed["deals_per_s"] = round((deals - since["deals"]) / seconds, 1)
+        speed, now = pace.since_last(step, tables.deals), time.perf_counter()
         measure(learner(), population.members, cfg, cfg.league.eval_deals)
         speed["eval_s"] = round(time.perf_counter() - now, 2)
         row = metrics_row(population, step, progress.elapsed(), speed)
         rows.add(row)
         progress.line(step, row)
-        since.update(t=time.perf_counter(), step=step, deals=deals)
+        pace.restart(step, tables.deals)
         return row
 
     def snapshot(step: int) -> None:
@@ -584,20 +550,20 @@ def main(argv: list[str] | None = None) -> Path:
         measure(learner(), [member], cfg, cfg.league.eval_deals)
         tables.refresh()
 
-    def checkpoint(step: int) -> None:
-        # the rows and the population first: a checkpoint's zip is there only when they are
-        path = run_dir / "checkpoints" / f"step_{step}.zip"
-        save_rows(path, rows.path)
+    def save(path: Path) -> None:  # the population first: the zip is there only when it is
         write_text(state_path(path), json.dumps(population.state()))
         save_model(model, path, normalizer)
+
+    def checkpoint(step: int) -> None:
+        rows.checkpoint(f"step_{step}.zip", save)
 
     events = [(cfg.league.snapshot_every, snapshot)] if cfg.league.pool_size else []
     events += [(cfg.league.eval_every, record), (cfg.run.checkpoint_every, checkpoint)]
     if not args.resume:
         record(0)  # the untrained learner: the curve's first point and the first weights
-    learn_rest(model, cfg.run.total_timesteps, callback(events), args)
+    learn_rest(model, cfg.run.total_timesteps, callback(events), not args.no_progress, args.resume)
     step = model.num_timesteps
-    if since["step"] != step or step == 0:  # the last evaluation was not at this step
+    if pace.step != step or step == 0:  # the last evaluation was not at this step
         record(step)
     if not (run_dir / "checkpoints" / f"step_{step}.zip").exists():
         checkpoint(step)  # after the last row: a kill from here on resumes to the end
@@ -605,6 +571,55 @@ def main(argv: list[str] | None = None) -> Path:
     final = final_evaluation(cfg, population, step, progress)
     print(report(cfg, final))
     return run_dir
+
+
+# the command line: a bad config, option or run folder is one line and exit status 2
+cli = functools.partial(command_line, main, "league.py")
+
+
+class Pace:
+    """Training steps and deals per second since the last evaluation (``restart``)."""
+
+    def __init__(self, step: int) -> None:
+        self.restart(step, 0)
+
+    def restart(self, step: int, deals: int) -> None:
+        self.t, self.step, self.deals = time.perf_counter(), step, deals
+
+    def since_last(self, step: int, deals: int) -> dict[str, float]:
+        seconds = max(time.perf_counter() - self.t, 1e-9)
+        return {
+            "steps_per_s": round((step - self.step) / seconds, 1),
+            "deals_per_s": round((deals - self.deals) / seconds, 1),
+        }
+
+
+def league_model(cfg: Config, resume: bool, checkpoints: list[Path]):
+    """The learner and its tables, fresh from the config, or (``resume``) from the newest
+    checkpoint that loads, with the population saved beside it, on tables seeded afresh at
+    its step; ``(checkpoint or None, model, envs, population)``. A resumed run must train
+    further, with the network it was started with."""
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    if not resume:
+        population = Population(cfg)
+        vec = LeagueVecEnv(cfg, population, cfg.run.seed)
+        if cfg.run.normalize_obs:
+            vec = VecNormalize(vec, norm_obs=True, norm_reward=False)
+        return None, build_model(cfg.ppo, vec, cfg.run.seed), vec, population
+    check_same_network(cfg.run_dir / "config.yaml", cfg.ppo)
+    holder = {}
+
+    def tables_at(step: int):
+        state = read_state(checkpoints, step)
+        holder["population"] = Population.from_state(cfg, state, f"step_{step}.zip")
+        return LeagueVecEnv(cfg, holder["population"], cfg.run.seed + step)
+
+    last, model, vec = resume_model(checkpoints, cfg.run.normalize_obs, tables_at)
+    names = ", ".join(m.name for m in holder["population"].members)
+    total = cfg.run.total_timesteps
+    resuming(cfg.run_dir, last, model.num_timesteps, total, "timesteps", f"; {names}")
+    return last, model, vec, holder["population"]
 
 
 def read_state(checkpoints: list[Path], step: int) -> dict:
@@ -648,14 +663,8 @@ def report(cfg: Config, final: dict) -> str:
             f"  at a table of {name:>18}: {r['chips']:+.3f} ± {r['ci95']:.3f} chips/deal, "
             f"win rate {r['win_rate']:.3f}"
         )
-    model = cfg.run_dir / "model.zip"
-    lines.append(f"model: {model}  (make_agent('ppo:{model}', {GAME!r}))")
+    lines.append(model_line("ppo", cfg.run_dir / "model.zip", GAME))
     return "\n".join(lines)
-
-
-def cli(argv: list[str] | None = None) -> None:
-    """The command line: a bad config, option or run folder is one line and exit status 2."""
-    command_line(main, "league.py", argv)
 
 
 if __name__ == "__main__":

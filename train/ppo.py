@@ -21,45 +21,27 @@ if not __package__:  # run as a file: this checkout's packages first
     import _bootstrap  # noqa: F401
 
 import argparse
+import functools
 import time
 from pathlib import Path
 
 from envs.cli import add_rule_argument, rule_options
-from train.common.config import (  # noqa: F401  (CONFIG_DIR, find_config: train.ppo's names too)
-    CONFIG_DIR,
-    ConfigError,
-    add_run_arguments,
-    append_csv,
-    command_line,
-    find_config,
-    run_overrides,
-)
-from train.common.rundir import check_more_to_train, choose_run_dir, save_rows
-from train.common.sb3 import (  # noqa: F401  (train.ppo's public names, kept)
+from train.common.config import add_run_arguments, command_line, run_overrides
+from train.common.results import model_line
+from train.common.rundir import choose_run_dir, resuming
+from train.common.sb3 import (
     Config,
-    EnvConfig,
-    RunConfig,
-    SelfPlayConfig,
-    SnapshotPool,
     _evaluation_missing,
-    batched,
     build_model,
     check_same_network,
-    clock_callback,
-    evaluate,
     finish,
     format_result,
     learn_rest,
-    load_checkpoint,
     load_config,
-    load_env_run,
     make_vec_env,
     measure,
-    next_multiple,
     open_run,
     optimal_score,
-    plot_curve,
-    ppo_arguments,
     resume_model,
     rule_keys,
     save_model,
@@ -81,22 +63,9 @@ def main(argv: list[str] | None = None) -> Path:
 
     # Model and envs are built before any file is written: what MaskablePPO rejects leaves
     # nothing behind.
-    last = None
-    if args.resume:
-        check_same_network(run_dir / "config.yaml", cfg.ppo)
-        envs_at = lambda step: make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed + step)  # noqa: E731
-        last, model, vec = resume_model(checkpoints, cfg.run.normalize_obs, envs_at)
-        model.tensorboard_log = str(run_dir / "tb")
-        check_more_to_train(run_dir, model.num_timesteps, cfg.run.total_timesteps, "timesteps")
-        print(f"resuming {run_dir} from {last.name} ({model.num_timesteps} steps)")
-    else:
-        vec = make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed)
-        model = build_model(cfg.ppo, vec, cfg.run.seed, tensorboard_log=str(run_dir / "tb"))
+    last, model, vec = model_and_envs(cfg, args.resume, checkpoints)
     best_known = None if scored_in_chips(cfg) else optimal_score(cfg)
-    sections = {"trainer": "ppo", "env": cfg.env, "ppo": cfg.ppo, "run": cfg.run}
-    rows, clock, callback, progress = open_run(
-        cfg, args.resume, model, last, sections, ("pool/*.zip",)
-    )
+    rows, clock, callback, progress = open_run(cfg, "ppo", args.resume, model, last)
     normalizer = vec if cfg.run.normalize_obs else None
 
     def record(step: int, n_episodes: int, label: str = "") -> dict[str, float]:
@@ -110,31 +79,51 @@ def main(argv: list[str] | None = None) -> Path:
         progress.line(step, row, label)
         return row
 
-    def checkpoint(step: int) -> None:
-        save_rows(run_dir / "checkpoints" / f"step_{step}.zip", rows.path)
-        save_model(model, run_dir / "checkpoints" / f"step_{step}.zip", normalizer)
+    def save(path: Path) -> None:
+        save_model(model, path, normalizer)
 
-    def snapshot(step: int) -> None:
-        save_model(model, run_dir / "pool" / f"snap_{step:012d}.zip", normalizer)
+    def checkpoint(step: int) -> None:
+        rows.checkpoint(f"step_{step}.zip", save)
 
     events = [(cfg.run.eval_every, lambda step: record(step, cfg.run.eval_episodes))]
     events.append((cfg.run.checkpoint_every, checkpoint))
-    if cfg.run.self_play.enabled:
+    if cfg.run.self_play.enabled:  # the pool of snapshots the opponents are drawn from
+        snapshot = lambda step: save(run_dir / "pool" / f"snap_{step:012d}.zip")  # noqa: E731
         events.insert(0, (cfg.run.self_play.snapshot_every, snapshot))
     if not args.resume:
         record(0, cfg.run.eval_episodes)  # the untrained policy: the curve's first point
     elif _evaluation_missing(rows.path, model.num_timesteps, cfg.run.eval_every):
         record(model.num_timesteps, cfg.run.eval_episodes)  # a row lost (older checkpoints)
-    learn_rest(model, cfg.run.total_timesteps, callback(events), args, tb_log_name="ppo")
+    learn_rest(model, cfg.run.total_timesteps, callback(events), not args.no_progress, args.resume)
     if not (run_dir / "checkpoints" / f"step_{model.num_timesteps}.zip").exists():
         checkpoint(model.num_timesteps)  # a kill from here on resumes to the final evaluation
-    save_model(model, run_dir / "model.zip", normalizer)
+    save(run_dir / "model.zip")
     final = record(model.num_timesteps, cfg.run.final_eval_episodes, "final: ")
     record_videos(cfg, model, normalizer)
     vec.close()
     reference = finish(cfg, rows.path, final, best_known)
     report(cfg, model, final, reference, clock, best_known)
     return run_dir
+
+
+# the command line: a bad config, option or run folder is one line and exit status 2
+cli = functools.partial(command_line, main, "ppo.py")
+
+
+def model_and_envs(cfg: Config, resume: bool, checkpoints: list[Path]):
+    """MaskablePPO and its envs, fresh from the config, or (``resume``) from the newest
+    checkpoint that loads, on envs seeded afresh at its step; ``(checkpoint or None, model,
+    envs)``. A resumed run must train further, with the network it was started with."""
+    tensorboard = str(cfg.run_dir / "tb")
+    if not resume:
+        vec = make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed)
+        return None, build_model(cfg.ppo, vec, cfg.run.seed, tensorboard_log=tensorboard), vec
+    check_same_network(cfg.run_dir / "config.yaml", cfg.ppo)
+    envs_at = lambda step: make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed + step)  # noqa: E731
+    last, model, vec = resume_model(checkpoints, cfg.run.normalize_obs, envs_at)
+    model.tensorboard_log = tensorboard
+    resuming(cfg.run_dir, last, model.num_timesteps, cfg.run.total_timesteps, "timesteps")
+    return last, model, vec
 
 
 def record_videos(cfg: Config, model, normalizer) -> None:
@@ -162,13 +151,7 @@ def report(cfg: Config, model, final: dict, reference: dict, clock, best_known) 
         )
     print("PPO       " + format_result(final, cfg, best_known).replace("\n", "\n          "))
     print("heuristic " + format_result(reference, cfg, best_known).replace("\n", "\n          "))
-    model_zip = cfg.run_dir / "model.zip"
-    print(f"model: {model_zip}  (make_agent('ppo:{model_zip}', game={cfg.game!r}))")
-
-
-def cli(argv: list[str] | None = None) -> None:
-    """The command line: a bad config, option or run folder is one line and exit status 2."""
-    command_line(main, "ppo.py", argv)
+    print(model_line("ppo", cfg.run_dir / "model.zip", cfg.game))
 
 
 if __name__ == "__main__":

@@ -42,7 +42,9 @@ if not __package__:  # run as a file: this checkout's packages first
     import _bootstrap  # noqa: F401
 
 import argparse
+import contextlib
 import dataclasses
+import functools
 import inspect
 import os
 import random
@@ -55,9 +57,9 @@ from agents import make_agent
 from agents.atomic import fsync_dir
 from envs import games
 from envs.cli import add_rule_argument, rule_options
-from train.common.config import ConfigError, command_line, last_row
-from train.common.progress import Progress
-from train.common.rundir import Rows, prepare, save_rows, tracked_files
+from train.common.config import ConfigError, command_line
+from train.common.results import model_line
+from train.common.rundir import due, open_folder, resuming, tracked_files
 from train.common.sb3 import (
     Config,
     batched,
@@ -66,7 +68,6 @@ from train.common.sb3 import (
     format_result,
     load_env_run,
     measure,
-    next_multiple,
     optimal_score,
     scored_in_chips,
 )
@@ -281,7 +282,7 @@ def take_snapshot(algo, slot: str) -> None:
     )
 
 
-def save_checkpoint(algo, folder: Path) -> None:
+def save_algorithm(algo, folder: Path) -> None:
     """An algorithm checkpoint written beside ``folder`` and renamed into place."""
     tmp = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -316,80 +317,98 @@ def init_ray(address: str | None, num_env_runners: int, num_learners: int) -> No
         ray.init(num_cpus=cpus, include_dashboard=False)
 
 
-def main(argv: list[str] | None = None) -> Path:
+def _at_least_zero(text: str) -> int:
+    """A whole number >= 0 (an option's value; argparse names the option)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Train with Ray RLlib's PPO from a YAML config.")
     parser.add_argument("--config", required=True, help="a YAML file, or a name in configs/")
     parser.add_argument("--total-timesteps", type=int)
     parser.add_argument("--seed", type=int)
     parser.add_argument("--out", dest="out_dir")
     parser.add_argument("--n-envs", type=int, help="games per env runner (run.n_envs)")
-    parser.add_argument("--num-env-runners", type=int, default=0, help="0: sample on the driver")
-    parser.add_argument("--num-learners", type=int, default=0, help="0: learn on the driver")
+    count = _at_least_zero
+    parser.add_argument("--num-env-runners", type=count, default=0, help="0: sample on the driver")
+    parser.add_argument("--num-learners", type=count, default=0, help="0: learn on the driver")
     parser.add_argument("--address", help="a Ray cluster to join ('auto': the local one)")
     parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
     add_rule_argument(parser, example="lock_kept_dice=false")
-    args = parser.parse_args(argv)
-    for name in ("num_env_runners", "num_learners"):
-        if getattr(args, name) < 0:
-            raise ConfigError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
+    return parser
 
-    overrides = {k: getattr(args, k) for k in ("total_timesteps", "seed", "out_dir", "n_envs")}
-    cfg = load_config(args.config, overrides, rule_options(parser, args))
-    import ray
-    import torch
 
-    from agents.rllib import RLlibAgent
-
-    torch.set_num_threads(cfg.run.torch_threads)
+def run_folder(cfg: RLlibConfig, resume: bool) -> tuple[Path, Path | None]:
+    """The run folder (``{game}__{config}-rllib__{seed}``) and, with ``resume``, its newest
+    checkpoint (a ``step_N`` folder): a fresh run refuses a finished one, ``--resume`` needs
+    a checkpoint, and no run writes over files that git tracks."""
     run_dir = cfg.run_dir
     ckpt_dir = run_dir / "checkpoints"
     checkpoints = sorted(
         (p for p in ckpt_dir.glob("step_*") if p.is_dir() and p.name[5:].isdigit()), key=_steps
     )
-    if (run_dir / "model").exists() and not args.resume:
+    if (run_dir / "model").exists() and not resume:
         raise FileExistsError(f"{run_dir} already holds a finished run; use --out or --seed")
-    if args.resume and not checkpoints:
+    if resume and not checkpoints:
         raise FileNotFoundError(f"--resume: no checkpoint in {ckpt_dir}")
     if tracked_files(run_dir):
         raise ConfigError(
             f"{run_dir} holds files tracked by git; a run never writes over them: "
             "choose --out or --seed"
         )
-    resolved = {
-        "trainer": "rllib",
-        "env": dataclasses.asdict(cfg.env),
-        "rllib": cfg.rllib,
-        "run": dataclasses.asdict(cfg.run),
-        "ray": {"num_env_runners": args.num_env_runners, "num_learners": args.num_learners},
-    }
-    last = checkpoints[-1] if args.resume else None
-    metrics_path = prepare(run_dir, args.resume, resolved)
-    rows = Rows(metrics_path, "timesteps", args.resume, last)
+    if not resume:
+        return run_dir, None
+    resuming(
+        run_dir, checkpoints[-1], _steps(checkpoints[-1]), cfg.run.total_timesteps, "timesteps"
+    )
+    return run_dir, checkpoints[-1]
 
-    init_ray(args.address, args.num_env_runners, args.num_learners)
+
+@contextlib.contextmanager
+def ray_running(address: str | None, num_env_runners: int, num_learners: int):
+    """Ray, started (:func:`init_ray`) for the block and shut down after it, whatever
+    happens in it."""
+    import ray
+
+    init_ray(address, num_env_runners, num_learners)
     try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def main(argv: list[str] | None = None) -> Path:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    overrides = {k: getattr(args, k) for k in ("total_timesteps", "seed", "out_dir", "n_envs")}
+    cfg = load_config(args.config, overrides, rule_options(parser, args))
+    import torch
+
+    from agents.rllib import RLlibAgent
+
+    torch.set_num_threads(cfg.run.torch_threads)
+    run_dir, last = run_folder(cfg, args.resume)
+    steps, total = _steps(last) if last else 0, cfg.run.total_timesteps
+    sections = {"trainer": "rllib", "env": cfg.env, "rllib": cfg.rllib, "run": cfg.run}
+    sections["ray"] = {"num_env_runners": args.num_env_runners, "num_learners": args.num_learners}
+    rows, progress = open_folder(run_dir, args.resume, last, sections, "timesteps", total, steps)
+    with ray_running(args.address, args.num_env_runners, args.num_learners):
         algo = build_algorithm_config(cfg, args.num_env_runners, args.num_learners).build_algo()
-        if args.num_env_runners:
-            nodes = algo.env_runner_group.foreach_env_runner(
-                lambda _: ray.get_runtime_context().get_node_id(), local_env_runner=False
-            )
-            print("env runners on nodes: " + " ".join(nodes))
-        mid = module_id(cfg)
-        sp = cfg.run.self_play
+        say_nodes(algo, args.num_env_runners)
+        mid, sp = module_id(cfg), cfg.run.self_play
+        best_known = None if scored_in_chips(cfg) else optimal_score(cfg)
         snaps = [f"snap_{i}" for i in range(sp.pool_size)] if cfg.self_play else []
-        steps = 0
-        if args.resume:
+        if last is not None:
             algo.restore_from_path(str(last.resolve()))
-            steps = _steps(last)
-            print(f"resuming {run_dir} from {last.name} ({steps} steps)")
         else:
             for slot in snaps:  # the pool starts as copies of the untrained policy
                 take_snapshot(algo, slot)
-
-        best_known = None if scored_in_chips(cfg) else optimal_score(cfg)
-        wall_before = float(last_row(metrics_path).get("wall_s", 0.0)) if args.resume else 0.0
-        progress = Progress(run_dir, cfg.run.total_timesteps, steps, "steps", wall_before)
-        progress.start(cfg.run_name)
 
         def record(step: int, n_episodes: int, label: str = "") -> dict[str, float]:
             row = {"timesteps": step, "wall_s": progress.elapsed()}
@@ -399,46 +418,55 @@ def main(argv: list[str] | None = None) -> Path:
             progress.line(step, row, label)
             return row
 
-        if not args.resume:
+        def checkpoint(step: int) -> None:
+            rows.checkpoint(f"step_{step}", lambda path: save_algorithm(algo, path))
+
+        if last is None:
             record(0, cfg.run.eval_episodes)
-        next_eval = next_multiple(steps, cfg.run.eval_every)
-        next_ckpt = next_multiple(steps, cfg.run.checkpoint_every)
-        next_snap = next_multiple(steps, sp.snapshot_every)
-        while steps < cfg.run.total_timesteps:
-            result = algo.train()
-            steps += int(result["env_runners"]["num_env_steps_sampled"])
-            if snaps and steps >= next_snap:
+        while steps < total:
+            sampled = int(algo.train()["env_runners"]["num_env_steps_sampled"])
+            steps += sampled
+            if snaps and due(steps, sampled, sp.snapshot_every):
                 take_snapshot(algo, snaps[(steps // sp.snapshot_every - 1) % len(snaps)])
-                next_snap = next_multiple(steps, sp.snapshot_every)
-            if steps >= next_eval:  # before the checkpoint: it knows its row
+            if due(steps, sampled, cfg.run.eval_every):  # before the checkpoint: it knows its row
                 record(steps, cfg.run.eval_episodes)
-                next_eval = next_multiple(steps, cfg.run.eval_every)
-            if steps >= next_ckpt:
-                save_rows(ckpt_dir / f"step_{steps}", metrics_path)
-                save_checkpoint(algo, ckpt_dir / f"step_{steps}")
-                next_ckpt = next_multiple(steps, cfg.run.checkpoint_every)
-        final_ckpt = ckpt_dir / f"step_{steps}"
-        if not final_ckpt.exists():
-            save_rows(final_ckpt, metrics_path)
-            save_checkpoint(algo, final_ckpt)
-        export_model(final_ckpt, mid, run_dir / "model")
+            if due(steps, sampled, cfg.run.checkpoint_every):
+                checkpoint(steps)
+        if not (run_dir / "checkpoints" / f"step_{steps}").exists():
+            checkpoint(steps)  # a kill from here on resumes to the final evaluation
+        export_model(run_dir / "checkpoints" / f"step_{steps}", mid, run_dir / "model")
         final = record(steps, cfg.run.final_eval_episodes, "final: ")
         algo.stop()
-    finally:
-        ray.shutdown()
-    reference = finish(cfg, metrics_path, final, best_known)
-    print(f"\n{cfg.run_name}: {steps} steps in {final['wall_s']:.0f} s")
-    print("RLlib     " + format_result(final, cfg, best_known).replace("\n", "\n          "))
-    print("heuristic " + format_result(reference, cfg, best_known).replace("\n", "\n          "))
-    print(
-        f"model: {run_dir / 'model'}  (make_agent('rllib:{run_dir / 'model'}', game={cfg.game!r}))"
-    )
+    reference = finish(cfg, rows.path, final, best_known)
+    print(report(cfg, run_dir, steps, final, reference, best_known))
     return run_dir
 
 
-def cli(argv: list[str] | None = None) -> None:
-    """The command line: a bad config, option or run folder is one line and exit status 2."""
-    command_line(main, "rllib.py", argv)
+# the command line: a bad config, option or run folder is one line and exit status 2
+cli = functools.partial(command_line, main, "rllib.py")
+
+
+def say_nodes(algo, num_env_runners: int) -> None:
+    """Where the env runners run (one line), when there are any."""
+    import ray
+
+    if num_env_runners:
+        nodes = algo.env_runner_group.foreach_env_runner(
+            lambda _: ray.get_runtime_context().get_node_id(), local_env_runner=False
+        )
+        print("env runners on nodes: " + " ".join(nodes))
+
+
+def report(cfg: RLlibConfig, run_dir: Path, steps: int, final, reference, best_known) -> str:
+    """The closing lines: steps and time, the learner beside the heuristic, the model."""
+    return "\n".join(
+        [
+            f"\n{cfg.run_name}: {steps} steps in {final['wall_s']:.0f} s",
+            "RLlib     " + format_result(final, cfg, best_known).replace("\n", "\n          "),
+            "heuristic " + format_result(reference, cfg, best_known).replace("\n", "\n          "),
+            model_line("rllib", run_dir / "model", cfg.game),
+        ]
+    )
 
 
 if __name__ == "__main__":

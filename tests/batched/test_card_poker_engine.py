@@ -409,7 +409,9 @@ def test_ppo_trains_card_poker_on_the_batched_engine(tmp_path):
 
     import yaml
 
-    from train.ppo import batched, find_config, load_config, main
+    from train.common.config import find_config
+    from train.common.sb3 import batched
+    from train.ppo import load_config, main
 
     data = yaml.safe_load(find_config("card_poker.yaml").read_text())
     data["ppo"].update(n_steps=64, batch_size=128, n_epochs=1)

@@ -14,7 +14,7 @@ from agents.optimal.dice_poker import win_probabilities
 from benchmarks.exploitability_table import table
 from envs.vector import play_games
 from train.best_response import best_response, dice_ceiling, load_config, main
-from train.ppo import ConfigError
+from train.common.config import ConfigError
 
 
 def test_degenerate_players_keep_their_habit():

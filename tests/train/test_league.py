@@ -10,6 +10,7 @@ import yaml
 
 from agents import Agent, make_agent
 from envs.rules.card_poker import PASS
+from train.common.config import ConfigError
 from train.league import (
     LeagueVecEnv,
     Population,
@@ -18,7 +19,6 @@ from train.league import (
     pfsp_weights,
     state_path,
 )
-from train.ppo import ConfigError
 
 TINY = {
     "env": {"id": "CardPoker-v0", "kwargs": {"n_players": 3}},

@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from agents import make_agent
-from train.ppo import find_config, load_config, main
+from train.common.config import find_config
+from train.ppo import load_config, main
 
 TINY_RUN = {
     "seed": 0,
@@ -135,7 +136,7 @@ def test_bare_name_is_looked_up_in_configs():
 
 
 def test_schedule_becomes_a_callable():
-    from train.ppo import ppo_arguments
+    from train.common.sb3 import ppo_arguments
 
     args = ppo_arguments({"learning_rate": {"linear": [1.0e-3, 0.0]}})
     assert args["learning_rate"](1.0) == pytest.approx(1e-3)
@@ -161,7 +162,7 @@ def test_every_committed_config_loads():
     train/ppo.py or train/best_response.py); train/ppo.py says in one line which script
     reads a config of another trainer."""
     from train import afterstate, best_response, handvalue, league
-    from train.ppo import CONFIG_DIR
+    from train.common.config import CONFIG_DIR
 
     names = sorted(p.name for p in CONFIG_DIR.glob("*.yaml"))
     assert "quickstart.yaml" in names and "yahtzee_quickstart.yaml" in names
@@ -189,7 +190,7 @@ def test_every_committed_config_loads():
 
 
 def test_self_play_pool_feeds_snapshots_back_as_opponents(tmp_path):
-    from train.ppo import SnapshotPool
+    from train.common.sb3 import SnapshotPool
 
     sp = {"enabled": True, "snapshot_every": 128, "pool_size": 2, "heuristic_share": 0.0}
     run_dir = main(["--config", str(tiny_config(tmp_path, self_play=sp)), "--no-progress"])
@@ -207,8 +208,8 @@ def test_self_play_pool_feeds_snapshots_back_as_opponents(tmp_path):
 
 
 def test_metrics_widen_when_a_resumed_run_measures_more(tmp_path):
+    from train.common.sb3 import plot_curve
     from train.config import append_csv
-    from train.ppo import plot_curve
 
     path = tmp_path / "metrics.csv"
     append_csv(
@@ -583,7 +584,7 @@ def a_model_zip(tmp_path_factory):
 
 
 def test_self_play_skips_a_damaged_snapshot(tmp_path, a_model_zip, capsys):
-    from train.ppo import SnapshotPool
+    from train.common.sb3 import SnapshotPool
 
     pool_dir = tmp_path / "pool"
     pool_dir.mkdir()
@@ -601,7 +602,7 @@ def test_self_play_skips_a_damaged_snapshot(tmp_path, a_model_zip, capsys):
 def test_self_play_evicts_snapshots_that_left_the_pool(tmp_path, a_model_zip):
     import shutil
 
-    from train.ppo import SnapshotPool
+    from train.common.sb3 import SnapshotPool
 
     pool_dir = tmp_path / "pool"
     pool_dir.mkdir()
@@ -617,7 +618,7 @@ def test_self_play_evicts_snapshots_that_left_the_pool(tmp_path, a_model_zip):
 def test_dice_poker_config_trains_on_the_batched_engine(tmp_path):
     """dice_poker.yaml (self-play pool included) with run.engine: batched, a tiny budget."""
     from envs.vector import BatchedVecEnv
-    from train.ppo import make_vec_env
+    from train.common.sb3 import make_vec_env
 
     data = yaml.safe_load(find_config("dice_poker.yaml").read_text())
     data["ppo"].update(n_steps=16, batch_size=128, n_epochs=1)

@@ -118,6 +118,34 @@ def check_positive(obj: Any, where: str) -> None:
             raise ConfigError(f"{where}.{f.name} must be a number > 0, got {value!r}")
 
 
+def load_sections(
+    name: str, trainer: str, sections: dict[str, type], overrides: dict[str, Any] | None
+) -> tuple[Path, dict[str, Any]]:
+    """Config ``name`` of ``trainer`` (a games-counting one) as its path and its sections,
+    each built from its dataclass of ``sections`` (``overrides``, the command line's,
+    replace ``run:`` fields): every number positive (:func:`check_positive`; the ``env:``
+    section holds none), a run's evaluations of two games or more (a confidence interval
+    needs two), ``run.out_dir`` a folder."""
+    from train.common.rundir import check_out_dir
+
+    path, data = read_sections(name, tuple(sections), (trainer,))
+    built = {}
+    for key, cls in sections.items():
+        where = f"{path.name}: {key}"
+        built[key] = build(cls, data.get(key), where, overrides if key == "run" else None)
+        if key != "env":
+            check_positive(built[key], where)
+    run = built["run"]
+    for key in ("eval_games", "final_eval_games"):
+        if getattr(run, key) < 2:
+            raise ConfigError(
+                f"{path.name}: run.{key} must be a whole number >= 2 (a confidence interval "
+                f"needs two games), got {getattr(run, key)!r}"
+            )
+    check_out_dir(run.out_dir, f"{path.name}: run")
+    return path, built
+
+
 # -- files -----------------------------------------------------------------------------------
 
 
@@ -214,6 +242,17 @@ def add_run_arguments(
         parser.add_argument("--n-envs", type=int)
     parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def run_arguments(
+    argv: list[str] | None, description: str, total: str = "timesteps", n_envs: bool = True
+) -> tuple[argparse.Namespace, dict[str, Any]]:
+    """The command line of a trainer that takes only :func:`add_run_arguments`: the parsed
+    arguments and the ``run:`` fields they set (:func:`run_overrides`)."""
+    parser = argparse.ArgumentParser(description=description)
+    add_run_arguments(parser, total, n_envs)
+    args = parser.parse_args(argv)
+    return args, run_overrides(args)
 
 
 def run_overrides(args: argparse.Namespace) -> dict[str, Any]:

@@ -12,13 +12,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import csv
 import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.atomic import write_text
+from agents.atomic import atomic_write, write_text
 
 EVAL_SEED = 10_000_000
 FINAL_SEED = 30_000_000
@@ -46,8 +48,40 @@ def write_final(
     return out
 
 
+def model_line(kind: str, path: Path, game: str) -> str:
+    """Where the trained model is and how to play it: ``model: PATH  (make_agent(...))``."""
+    return f"model: {path}  (make_agent('{kind}:{path}', game={game!r}))"
+
+
 def learner_result(final: dict[str, Any]) -> dict[str, Any]:
     """The trained agent's entry of a final.json (older files: their first entry)."""
     if isinstance(final.get("learner"), str) and isinstance(final.get(final["learner"]), dict):
         return final[final["learner"]]
     return next((v for v in final.values() if isinstance(v, dict)), {})
+
+
+def read_rows(metrics: Path) -> list[dict[str, str]]:
+    """The rows of a ``metrics.csv``."""
+    with Path(metrics).open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@contextlib.contextmanager
+def figure(out: Path, title: str):
+    """The axes of a run's ``curve.png``: drawn in the block, then titled, with its legend,
+    written to ``out`` (atomically) and closed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    try:
+        yield ax
+        ax.set_title(title)
+        ax.legend()
+        fig.tight_layout()
+        with atomic_write(out) as f:
+            fig.savefig(f, format="png", dpi=100)
+    finally:
+        plt.close(fig)

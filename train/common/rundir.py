@@ -55,6 +55,14 @@ class RunNamed:
     def use_folder(self, folder: Path) -> None:
         self._folder = Path(folder)
 
+    def sections(self, trainer: str) -> dict:
+        """The resolved config a run writes to its ``config.yaml``: ``trainer:`` and every
+        section of this config."""
+        import dataclasses
+
+        names = [f.name for f in dataclasses.fields(self) if f.name != "name"]
+        return {"trainer": trainer, **{k: getattr(self, k) for k in names}}
+
 
 _CHECKPOINT = re.compile(r"^[a-z]+_(\d+)\.(zip|pt|npz)$")
 FINISHED = "final.json"
@@ -283,6 +291,15 @@ class Rows:
                 known = sum(1 for r in rows if float(r[key]) <= step)
             self.pending = [float(r[key]) for r in rows[known:]]
 
+    def checkpoint(self, name: str, save) -> Path:
+        """Checkpoint ``name`` of the run (``checkpoints/`` beside the metrics): how many rows
+        are written first, then ``save(path)`` writes the checkpoint itself (atomically: it is
+        there only when it is whole); its path."""
+        path = self.path.parent / "checkpoints" / name
+        save_rows(path, self.path)
+        save(path)
+        return path
+
     def add(self, row: dict) -> bool:
         """Append ``row`` unless it is one a killed attempt wrote already; whether it was."""
         from train.common.config import append_csv
@@ -305,6 +322,48 @@ def check_more_to_train(run_dir: Path, done: int, total: int, unit: str) -> None
             f"{run_dir} already holds a finished run of {done} {unit}; give a larger "
             f"--total-{unit} to train it further"
         )
+
+
+def resuming(run_dir: Path, last: Path, done: int, total: int, unit: str, more: str = "") -> None:
+    """A resumed run from checkpoint ``last`` at ``done`` of ``total`` units: refused where
+    it would not train further (:func:`check_more_to_train`), else said in one line."""
+    check_more_to_train(run_dir, done, total, unit)
+    print(f"resuming {run_dir} from {last.name} ({done} {unit}{more})")
+
+
+def open_folder(
+    run_dir: Path,
+    resume: bool,
+    last: Path | None,
+    sections: dict,
+    key: str,
+    total: int,
+    done: int = 0,
+    wall_before: float | None = None,
+    folders: tuple[str, ...] = (),
+    stale: tuple[str, ...] = (),
+):
+    """Ready the run folder to write (:func:`prepare`: ``config.yaml`` from ``sections``,
+    dataclasses or mappings; ``folders`` made; ``stale``: globs a fresh start removes) and
+    say how much is left; ``(Rows, Progress)`` of a run counted in ``key`` (``timesteps``,
+    ``games``) up to ``total``, ``done`` and ``wall_before`` seconds spent when it starts
+    (None: the ``wall_s`` of the last metrics row of a resumed run; ``last``: the checkpoint
+    resumed from, None for a fresh run)."""
+    import dataclasses
+
+    from train.common.config import last_row
+    from train.common.progress import Progress
+
+    resolved = {
+        k: dataclasses.asdict(v) if dataclasses.is_dataclass(v) else v for k, v in sections.items()
+    }
+    metrics = prepare(run_dir, resume, resolved, folders, stale)
+    if wall_before is None:
+        wall_before = float(last_row(metrics).get("wall_s") or 0.0) if resume else 0.0
+    unit = "steps" if key == "timesteps" else key
+    progress = Progress(run_dir, total, done, unit, float(wall_before))
+    progress.start(run_dir.name)
+    return Rows(metrics, key, resume, last), progress
 
 
 def due(count: int, step: int, every: int) -> bool:

@@ -39,7 +39,7 @@ from train.common.config import (
     read_sections,
 )
 from train.common.results import EVAL_SEED, mean_ci, write_final
-from train.common.rundir import Rows, RunNamed, check_out_dir, prepare
+from train.common.rundir import RunNamed, check_out_dir, open_folder
 
 
 def scored_in_chips(cfg: Config) -> bool:
@@ -609,17 +609,18 @@ def plot_curve(metrics_path: Path, out: Path, cfg: Config, best_known: float | N
     plt.close(fig)
 
 
-def learn_rest(model, total_timesteps: int, callback, args, **learn_kwargs) -> None:
-    """Train ``model`` on up to ``total_timesteps`` steps in all: a resumed run (``--resume``)
-    goes on counting from its checkpoint; the progress bar unless ``--no-progress``."""
+def learn_rest(model, total_timesteps: int, callback, progress_bar: bool, resume: bool) -> None:
+    """Train ``model`` on up to ``total_timesteps`` steps in all: a resumed run (``resume``)
+    goes on counting from its checkpoint; with a progress bar where ``progress_bar``. The
+    TensorBoard logs (where the model keeps them) are named ``ppo``."""
     remaining = total_timesteps - model.num_timesteps
     if remaining > 0:
         model.learn(
             remaining,
             callback=callback,
-            progress_bar=not args.no_progress,
-            reset_num_timesteps=not args.resume,
-            **learn_kwargs,
+            progress_bar=progress_bar,
+            reset_num_timesteps=not resume,
+            tb_log_name="ppo",
         )
 
 
@@ -642,22 +643,27 @@ def _evaluation_missing(path: Path, step: int, every: int) -> bool:
     return not any(due <= t <= step for t in done)
 
 
-def open_run(cfg: Config, resume: bool, model, last: Path | None, sections: dict, stale=()):
-    """Ready the run folder of an SB3 run (``pool/`` in it; ``stale``: globs a fresh start
-    removes) with ``config.yaml`` from ``sections`` (dataclasses or mappings); returns
+def open_run(cfg: Config, trainer: str, resume: bool, model, last: Path | None):
+    """Ready the run folder of an SB3 run of ``trainer`` (``pool/`` in it, of self-play
+    snapshots; a fresh start removes an earlier attempt's) with ``config.yaml`` of the whole
+    config; returns
     ``(metrics.csv rows, Clock, callback class, Progress)`` and says how much is left
     (``last``: the checkpoint resumed from, None for a fresh run)."""
-    from train.common.progress import Progress
-
-    resolved = {
-        k: dataclasses.asdict(v) if dataclasses.is_dataclass(v) else v for k, v in sections.items()
-    }
-    metrics = prepare(cfg.run_dir, resume, resolved, ("pool",), stale)
-    rows = Rows(metrics, "timesteps", resume, last)
-    clock, callback = clock_callback(metrics, resume, model)
+    sections = cfg.sections(trainer)
     total, done = cfg.run.total_timesteps, model.num_timesteps
-    progress = Progress(cfg.run_dir, total, done, "steps", clock.wall_before)
-    progress.start(cfg.run_name)
+    rows, progress = open_folder(
+        cfg.run_dir,
+        resume,
+        last,
+        sections,
+        "timesteps",
+        total,
+        done,
+        None,
+        ("pool",),
+        ("pool/snap_*",),
+    )
+    clock, callback = clock_callback(rows.path, resume, model)
     return rows, clock, callback, progress
 
 
