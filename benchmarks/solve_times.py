@@ -74,11 +74,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES))
     add_rule_argument(parser, example="joker=free")
-    parser.add_argument(
-        "--options", nargs="*", default=[], metavar="KEY=VALUE", help="old form of --rule"
-    )
     args = parser.parse_args(argv)
-    args.rule = [*args.rule, *args.options]
     args.options = rule_options(parser, args, OPTION_NAMES)
     return args
 

@@ -65,7 +65,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
-    add_rule_argument(parser, "--option", example="joker=free")
+    add_rule_argument(parser, example="joker=free")
     parser.add_argument(
         "--calibrate", action="store_true", help="also print every row's mean final score"
     )

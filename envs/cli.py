@@ -74,20 +74,17 @@ def parse_rule_options(
     return options
 
 
-def add_rule_argument(
-    parser: argparse.ArgumentParser, *aliases: str, example: str = "ante=2"
-) -> None:
-    """Add the repeatable ``--rule KEY=VALUE`` flag (``aliases``: old names, e.g. ``--option``)."""
-    old = f"; {', '.join(aliases)} is the old name" if aliases else ""
+def add_rule_argument(parser: argparse.ArgumentParser, *, example: str = "ante=2") -> None:
+    """Add the repeatable ``--rule KEY=VALUE`` flag (its one name: the old ``--option`` and
+    ``--options`` are gone, and argparse refuses them as unrecognized arguments)."""
     parser.add_argument(
         "--rule",
-        *aliases,
         dest="rule",
         action="append",
         default=[],
         metavar="KEY=VALUE",
         help=f"a rule option of the game, e.g. --rule {example} (repeatable; true/false, "
-        f"none, numbers and words are read as such{old})",
+        "none, numbers and words are read as such)",
     )
 
 

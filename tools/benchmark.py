@@ -190,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=int, default=default_workers(), help="processes (default %(default)s)"
     )
     parser.add_argument("--out", type=Path, default=None, help="output folder")
-    add_rule_argument(parser, "--option", example="joker=free")
+    add_rule_argument(parser, example="joker=free")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--no-chart", action="store_true")
     parser.add_argument(

@@ -223,9 +223,10 @@ def test_ratings_order_the_agents():
             ["--game", "card_poker", "--agents", "random", "careful", "--players", "1"],
             "players must be 2..6",
         ),
-        (["--game", "dice_poker", "--agents", "random", "--option", "lock=1"], "lock"),
+        (["--game", "dice_poker", "--agents", "random", "--rule", "lock=1"], "lock"),
+        (["--game", "dice_poker", "--agents", "random", "--option", "ante=2"], "unrecognized"),
         (
-            ["--game", "yahtzee_classic", "--agents", "random", "--option", "joker=wild"],
+            ["--game", "yahtzee_classic", "--agents", "random", "--rule", "joker=wild"],
             "joker must be one of",
         ),
         (["--game", "dice_poker", "--agents", "random", "--games", "0"], "--games"),
@@ -273,11 +274,10 @@ def test_cli_writes_table_csv_json_and_chart(game, agents, column, tmp_path, cap
     assert (tmp_path / "chart.png").read_bytes()[:4] == b"\x89PNG"
 
 
-@pytest.mark.parametrize("flag", ["--rule", "--option"])
-def test_benchmark_rule_values_are_typed(tmp_path, flag):
+def test_benchmark_rule_values_are_typed(tmp_path):
     """``lock_kept_dice=false`` is the boolean False (it was the string "false" once)."""
     argv = ["--game", "dice_poker", "--agents", "random", "heuristic", "--games", "4"]
-    argv += ["--workers", "1", flag, "lock_kept_dice=false", flag, "ante=2", "--no-chart"]
+    argv += ["--workers", "1", "--rule", "lock_kept_dice=false", "--rule", "ante=2", "--no-chart"]
     result = benchmark_main([*argv, "--out", str(tmp_path), "--no-progress"])
     assert dict(result.setup.rule_options) == {"lock_kept_dice": False, "ante": 2}
 

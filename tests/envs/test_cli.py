@@ -70,14 +70,24 @@ def test_bad_pairs_are_one_line_errors(pairs, allowed, message):
     assert message in str(err.value) and "\n" not in str(err.value)
 
 
-def test_flag_and_alias_end_in_one_list():
+def test_repeated_flags_end_in_one_list():
     parser = argparse.ArgumentParser(prog="x")
-    add_rule_argument(parser, "--option")
-    args = parser.parse_args(["--rule", "ante=2", "--option", "lock_kept_dice=false"])
+    add_rule_argument(parser)
+    args = parser.parse_args(["--rule", "ante=2", "--rule", "lock_kept_dice=false"])
     assert rule_options(parser, args, ("ante", "lock_kept_dice")) == {
         "ante": 2,
         "lock_kept_dice": False,
     }
+
+
+@pytest.mark.parametrize("old", ["--option", "--options"])
+def test_the_old_names_are_gone_with_a_clear_argparse_error(old, capsys):
+    parser = argparse.ArgumentParser(prog="x")
+    add_rule_argument(parser)
+    with pytest.raises(SystemExit) as err:
+        parser.parse_args([old, "ante=2"])
+    assert err.value.code == 2
+    assert f"x: error: unrecognized arguments: {old} ante=2" in capsys.readouterr().err
 
 
 def test_a_bad_flag_exits_2_with_one_line(capsys):
