@@ -14,6 +14,7 @@ import pytest
 
 from agents import make_agent
 from agents.optimal.dice_poker import DicePokerOptimal, solve_game, win_probabilities
+from agents.optimal.dice_poker import action_values as dice_action_values
 from envs.cli import parse_rule_value as parse_value
 from envs.dice_poker import observe
 from envs.rules.dice import multiset_probability, multisets
@@ -22,7 +23,7 @@ from envs.rules.scorecard import N_REROLL_ACTIONS, ScorecardGame, make_rules
 from tools.play import build_table, main, parse_rules
 from tools.playing.base import MoveError, SetupError
 from tools.playing.card_poker import CardPokerTable
-from tools.playing.coach import dice_poker_action_values, scorecard_action_values
+from tools.playing.coach import scorecard_action_values
 from tools.playing.dice_poker import DicePokerTable
 from tools.playing.scorecard import ScorecardTable
 
@@ -449,7 +450,7 @@ def test_dice_poker_coach_matches_a_brute_force_count(faces):
     g.step(0, faces(5, next_roll=[3, 3, 4, 5, 6]))
     g.step(0b11100, faces(5, {2: 1, 3: 2, 4: 3}))
     assert g.dice == (1, 2, 3, 3, 3) and g.frozen == (False, False, False, True, True)
-    values = dice_poker_action_values(observe(g, 1), rules)
+    values = dice_action_values(observe(g, 1), rules)
     best = rules.rank((3, 3, 3, 1, 2))
     playoff = win_probabilities(2)[1]  # a tie replays the game, seat 1 second
     assert set(values) == set(range(8))
@@ -476,7 +477,7 @@ def test_dice_poker_coach_best_is_the_optimal_player(n_dice, n_players, variant)
     for dice in multisets(n_dice):
         g = DicePokerGame(list(range(n_players)), np.random.default_rng(0), rules, chance=dice)
         obs = observe(g, 0)
-        values = dice_poker_action_values(obs, rules)
+        values = dice_action_values(obs, rules)
         top = max(values.values())
         assert values[agent.act(obs, g.action_mask())] == pytest.approx(top, abs=1e-12)
         assert all(0.0 <= v <= 1.0 + 1e-12 for v in values.values())

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
 from envs import games as registry
 from envs.obs.yahtzee import observe
 from envs.rules.dice_poker import DicePokerRules
@@ -20,13 +18,6 @@ from envs.rules.scorecard import N_REROLL_ACTIONS, ScorecardGame, ScorecardRules
 from tools.playing.base import Table, percent
 from tools.playing.dice_poker import DicePokerTable
 from tools.playing.scorecard import ScorecardTable
-
-
-def dice_poker_action_values(observation: np.ndarray, rules: DicePokerRules) -> dict[int, float]:
-    """Each legal move's chance to win the pot (``agents.optimal.dice_poker.action_values``)."""
-    from agents.optimal.dice_poker import action_values
-
-    return action_values(observation, rules)
 
 
 def scorecard_action_values(game: ScorecardGame, solution) -> dict[int, float]:
