@@ -30,9 +30,16 @@ other players the solver gives no exact figure; the optimal agent in the learner
 is then measured on the evaluation games and reported as what it is (a reference, not a
 ceiling).
 
-Writes ``results.json``, ``results.csv`` (one row) and the learner's ``model.zip`` to
-``--out`` (default ``runs/best_response/{game}[-rules]__{against}__{seed}/``), each file
-atomically. Throughput (training steps/s, evaluation games/s) is part of the results.
+The run is kill-safe as every trainer's (:mod:`train.common`): it lands in
+``{run.out_dir}/best_response/{game}[-rules]__{against}__{seed}/`` (``--out`` sets
+``run.out_dir``, default ``runs``; numbered ``_2``, ``_3``... when taken; ``--run PATH``
+names the folder itself): ``config.yaml``, ``metrics.csv`` (the learner's chips against
+the frozen agent every ``run.eval_every`` steps, ``run.eval_episodes`` games on the same
+seeds each time), ``progress.log``, ``checkpoints/`` (every ``run.checkpoint_every``
+steps, each after the rows of its step), then ``model.zip``, ``results.json``,
+``results.csv`` (one row) and ``final.json``, each file atomically; ``--resume`` goes on
+from the newest checkpoint. Throughput (training steps/s, evaluation games/s) is part of
+the results.
 """
 
 from __future__ import annotations
@@ -60,14 +67,28 @@ from envs import games
 from envs.cli import add_rule_argument, rule_options
 from envs.rules.dice_poker import DicePokerRules
 from envs.vector import BatchedVecEnv, play_games
-from tools.benchmark import check_fits, check_out, check_spec, json_safe
+from tools.benchmark import check_fits, check_spec, json_safe
+from train.common import results
 from train.common.config import ConfigError, is_int
-from train.common.sb3 import RunConfig, build_model, load_env_run, ppo_arguments, setup_torch
+from train.common.progress import Progress
+from train.common.results import mean_ci, write_final
+from train.common.rundir import Rows, check_more_to_train, choose_run_dir, prepare, save_rows
+from train.common.sb3 import (
+    RunConfig,
+    build_model,
+    check_same_network,
+    clock_callback,
+    learn_rest,
+    load_env_run,
+    ppo_arguments,
+    resume_model,
+    save_model,
+    setup_torch,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
-OUTPUTS = ("results.json", "results.csv", "model.zip")
+OUTPUTS = ("results.json", "results.csv", "model.zip", "final.json")
 EVAL_CHUNK = 5000  # evaluation games per batched call (memory; a progress-bar tick each)
-EVAL_SEED = 20_000_000  # the evaluation's games do not depend on the training seed
+EVAL_SEED = 20_000_000  # the final evaluation's games do not depend on the training seed
 
 
 def games_with_engine() -> tuple[str, ...]:
@@ -76,7 +97,17 @@ def games_with_engine() -> tuple[str, ...]:
 
 
 # the run: fields a best response reads (train/ppo.py reads the others)
-RUN_FIELDS = ("seed", "n_envs", "total_timesteps", "final_eval_episodes", "torch_threads")
+RUN_FIELDS = (
+    "seed",
+    "n_envs",
+    "total_timesteps",
+    "eval_every",
+    "eval_episodes",
+    "final_eval_episodes",
+    "checkpoint_every",
+    "torch_threads",
+    "out_dir",
+)
 
 
 @dataclass
@@ -98,8 +129,8 @@ def load_config(
     overrides: dict[str, Any] | None = None,
 ) -> tuple[Table, dict[str, Any], RunConfig]:
     """The table, ``ppo:`` and ``run:`` of training config ``name`` (a ``train/ppo.py``
-    config, read and checked by its :func:`train.ppo.load_env_run` and
-    :func:`train.ppo.ppo_arguments`). The config's ``env:`` gives the defaults: its game,
+    config, read and checked by its :func:`train.common.sb3.load_env_run` and
+    :func:`train.common.sb3.ppo_arguments`). The config's ``env:`` gives the defaults: its game,
     ``n_players``, ``opponents`` (the frozen agent) and rule options (these only for its
     own game); ``game``, ``against``, ``players`` and ``rules`` replace them, ``overrides``
     (None = keep) replace ``run:`` fields."""
@@ -211,31 +242,70 @@ def dice_ceiling(game: str, against: str | Agent, players: int, rules: dict) -> 
     }
 
 
-def train(
-    game: str,
-    against: Agent,
-    players: int,
-    ppo: dict,
-    run: RunConfig,
-    rules: dict,
-    progress: bool = True,
-):
-    """A fresh MaskablePPO learner trained for ``run.total_timesteps`` from ``run.seed``;
-    ``(model, seconds)``."""
-    seed = run.seed
+def run_base(table: Table, run: RunConfig) -> Path:
+    """The run folder's name: ``{run.out_dir}/best_response/{game}[-rules]__{against}__{seed}``
+    (numbered ``_2``, ``_3``... when taken; see :mod:`train.common.rundir`)."""
+    tag = "".join(f"-{k}{v}" for k, v in sorted(table.rules.items()))
+    name = display_name(table.against).replace(":", "-").replace("/", "-").replace("@", "-")
+    return Path(run.out_dir) / "best_response" / f"{table.game}{tag}__{name}__{run.seed}"
+
+
+def train(table: Table, agent: Agent, ppo: dict, run: RunConfig, folder=None, progress=True):
+    """A MaskablePPO learner trained to ``run.total_timesteps`` from ``run.seed``;
+    ``(model, training seconds)``. With ``folder`` (``(run_dir, resume, its checkpoints)``)
+    the run is kill-safe as every trainer's: ``metrics.csv`` rows (the learner's chips
+    against the frozen agent every ``run.eval_every`` steps, on the same games each time),
+    each written before the checkpoint of its step (every ``run.checkpoint_every`` steps),
+    ``progress.log``, and ``--resume`` from the newest checkpoint that loads."""
+    from agents.ppo import PPOAgent
+
     setup_torch(run.torch_threads)
-    vec = BatchedVecEnv(
-        games.get(game).gym_id,
-        run.n_envs,
-        seed=seed,
-        n_players=players,
-        opponents=against,
-        **rules,
+    gym_id, seats = games.get(table.game).gym_id, {"n_players": table.players, "opponents": agent}
+    make_vec = lambda step: BatchedVecEnv(  # noqa: E731  (seeded afresh at a resumed step)
+        gym_id, run.n_envs, seed=run.seed + step, **seats, **table.rules
     )
-    model = build_model(ppo, vec, seed)
-    start = time.perf_counter()
-    model.learn(run.total_timesteps, progress_bar=progress)
-    return model, time.perf_counter() - start
+    run_dir, resume, checkpoints = folder or (None, False, [])
+    if resume:
+        check_same_network(run_dir / "config.yaml", ppo)
+        last, model, _ = resume_model(checkpoints, False, make_vec)
+        check_more_to_train(run_dir, model.num_timesteps, run.total_timesteps, "timesteps")
+        print(f"resuming {run_dir} from {last.name} ({model.num_timesteps} steps)")
+    else:
+        last, model = None, build_model(ppo, make_vec(0), run.seed)
+    if run_dir is None:
+        start = time.perf_counter()
+        model.learn(run.total_timesteps, progress_bar=progress)
+        return model, time.perf_counter() - start
+    seated = {**vars(table), "against": display_name(table.against)}
+    resolved = {"trainer": "best_response", "table": seated, "ppo": ppo}
+    metrics = prepare(run_dir, resume, {**resolved, "run": dataclasses.asdict(run)})
+    rows = Rows(metrics, "timesteps", resume, last)
+    clock, callback = clock_callback(metrics, resume, model)
+    said = Progress(run_dir, run.total_timesteps, model.num_timesteps, "steps", clock.wall_before)
+    said.start(run_dir.name)
+
+    def record(step: int) -> dict[str, Any]:
+        learner = PPOAgent.from_model(model).act_batch
+        n, seed = run.eval_episodes, results.EVAL_SEED + run.seed  # the same games each time
+        totals = evaluate(learner, table.game, n, table.players, agent, table.rules, seed)
+        mean, ci = mean_ci(totals)
+        row = {"timesteps": step, "wall_s": said.elapsed(), "chips": mean, "chips_ci95": ci}
+        row.update(win_rate=float((totals > 0).mean()), **clock.account(step, 0.0))
+        rows.add(row)
+        said.line(step, row)
+        return row
+
+    def checkpoint(step: int) -> None:
+        save_rows(run_dir / "checkpoints" / f"step_{step}.zip", metrics)
+        save_model(model, run_dir / "checkpoints" / f"step_{step}.zip")
+
+    events = [(run.eval_every, record), (run.checkpoint_every, checkpoint)]
+    if not resume:
+        record(0)  # the untrained learner: the curve's first point
+    learn_rest(model, run.total_timesteps, callback(events), progress, resume)
+    if not (run_dir / "checkpoints" / f"step_{model.num_timesteps}.zip").exists():
+        checkpoint(model.num_timesteps)  # a kill from here on resumes to the evaluation
+    return model, clock["rollout_s"] + clock["update_s"]
 
 
 def best_response(
@@ -249,57 +319,61 @@ def best_response(
     steps: int | None = None,
     eval_games: int | None = None,
     n_envs: int | None = None,
+    save: bool = False,
+    resume: bool = False,
+    run_dir: str | Path | None = None,
     **rules,
 ) -> dict[str, Any]:
-    """Train and evaluate a best response to ``against`` (module docstring); the results
-    (also written to ``out`` when given). ``against`` may be an Agent instance; what is
-    None comes from the config (:func:`load_config`; ``steps`` is ``run.total_timesteps``,
-    ``eval_games`` ``run.final_eval_episodes``)."""
+    """Train and evaluate a best response to ``against`` (module docstring); the results.
+    ``against`` may be an Agent instance; what is None comes from the config
+    (:func:`load_config`; ``steps`` is ``run.total_timesteps``, ``eval_games``
+    ``run.final_eval_episodes``, ``out`` ``run.out_dir``). With ``save`` (or ``run_dir``, the
+    run folder itself) the run writes its folder (:func:`run_base`; ``resume``: goes on
+    from its newest checkpoint)."""
+    overrides = {"total_timesteps": steps, "final_eval_episodes": eval_games, "out_dir": out}
+    overrides.update(n_envs=n_envs, seed=seed)
+    table, ppo, run = load_config(config, game, against, players, rules, overrides)
+    agent = frozen_agent(table.against, table.game, table.players, table.rules)
+    folder = None
+    if save or run_dir is not None:
+        where, checkpoints = choose_run_dir(run_base(table, run), resume, run_dir, "step_*.zip")
+        folder = (where, resume, checkpoints)
+    model, train_s = train(table, agent, ppo, run, folder, progress)
+    result = evaluate_all(table, agent, model, run, progress)
+    result.update(config=str(config), ppo=ppo, train_seconds=train_s)
+    result.update(train_steps_per_s=model.num_timesteps / train_s if train_s > 0 else None)
+    if folder is not None:
+        write_outputs(result, model, folder[0])
+        result["run_dir"] = str(folder[0])
+    return result
+
+
+def evaluate_all(table: Table, agent: Agent, model, run: RunConfig, progress: bool) -> dict:
+    """The learner's greedy policy, then the random agent (and the optimal one, where the
+    game has it) in its place, on the same ``run.final_eval_episodes`` games; the results."""
     from tqdm import tqdm
 
     from agents.ppo import PPOAgent
 
-    overrides = {"total_timesteps": steps, "final_eval_episodes": eval_games}
-    overrides.update(n_envs=n_envs, seed=seed)
-    table, ppo, run = load_config(config, game, against, players, rules, overrides)
     game, players, against, rules = table.game, table.players, table.against, table.rules
-    seed, n_eval = run.seed, run.final_eval_episodes
-    agent = frozen_agent(against, game, players, rules)
-    if out is not None:
-        out = Path(out)
-        try:
-            check_out(out, OUTPUTS)
-        except ValueError as err:
-            raise ConfigError(str(err)) from None
-    model, train_s = train(game, agent, players, ppo, run, rules, progress)
-    learner = PPOAgent.from_model(model)
-    has_optimal = "optimal" in games.get(game).agents
+    n_eval, has_optimal = run.final_eval_episodes, "optimal" in games.get(game).agents
     bar = tqdm(
-        total=(3 if has_optimal else 2) * n_eval,
-        unit="game",
-        desc="evaluation",
-        disable=not progress,
+        total=(2 + has_optimal) * n_eval, unit="game", desc="evaluation", disable=not progress
     )
     start = time.perf_counter()
-    learned = evaluate(learner.act_batch, game, n_eval, players, agent, rules, bar=bar)
+    learner = PPOAgent.from_model(model).act_batch
+    learned = evaluate(learner, game, n_eval, players, agent, rules, seed=EVAL_SEED, bar=bar)
     eval_s = time.perf_counter() - start
     random_agent = make_agent("random", game, **rules)
-    random_agent.seed(seed)
-    floor = evaluate(random_agent.act_batch, game, n_eval, players, agent, rules, bar=bar)
-    reference = None
-    if has_optimal:
-        optimal = make_agent("optimal", game, **rules)
-        reference = evaluate(optimal.act_batch, game, n_eval, players, agent, rules, bar=bar)
-    bar.close()
+    random_agent.seed(run.seed)
+    floor = evaluate(random_agent.act_batch, game, n_eval, players, agent, rules, EVAL_SEED, bar)
     result: dict[str, Any] = {
         "game": game,
         "rules": rules,
         "players": players,
         "against": display_name(against),
         "against_spec": against if isinstance(against, str) else display_name(against),
-        "seed": seed,
-        "config": str(config),
-        "ppo": ppo,
+        "seed": run.seed,
         "run": {k: v for k, v in dataclasses.asdict(run).items() if k in RUN_FIELDS},
         "eval_seed": EVAL_SEED,
         "meaning": "chips per game of the learner's greedy policy in a random seat, the frozen "
@@ -308,17 +382,16 @@ def best_response(
         "best_response": summarise(learned),
         "random_in_its_place": summarise(floor),
         "train_steps": int(model.num_timesteps),
-        "train_seconds": train_s,
-        "train_steps_per_s": model.num_timesteps / train_s,
         "eval_games_per_s": n_eval / eval_s,
     }
-    if reference is not None:
+    if has_optimal:
+        optimal = make_agent("optimal", game, **rules).act_batch
+        reference = evaluate(optimal, game, n_eval, players, agent, rules, EVAL_SEED, bar)
         result["optimal_in_its_place"] = summarise(reference)
+    bar.close()
     ceiling = dice_ceiling(game, against, players, rules)
     if ceiling is not None:
         result["ceiling"] = ceiling
-    if out is not None:
-        write_outputs(result, model, out)
     return result
 
 
@@ -340,6 +413,8 @@ def csv_row(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_outputs(result: dict[str, Any], model, out: Path) -> None:
+    """``model.zip``, ``results.csv``, ``results.json``, then ``final.json`` (the run is
+    finished), each atomically."""
     out.mkdir(parents=True, exist_ok=True)
     with atomic_write(out / "model.zip") as f:
         model.save(f)
@@ -349,6 +424,10 @@ def write_outputs(result: dict[str, Any], model, out: Path) -> None:
         writer.writeheader()
         writer.writerow(row)
     write_text(out / "results.json", json.dumps(json_safe(result), indent=1) + "\n")
+    others = {
+        k[: -len("_in_its_place")]: v for k, v in result.items() if k.endswith("_in_its_place")
+    }
+    write_final(out, "best_response", result["best_response"], json_safe(others))
 
 
 def _ci(s: dict[str, Any]) -> str:
@@ -381,12 +460,6 @@ def report(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def default_out(game: str, against: str, seed: int, rules: dict) -> Path:
-    tag = "".join(f"-{k}{v}" for k, v in sorted(rules.items()))
-    name = display_name(against).replace(":", "-").replace("/", "-").replace("@", "-")
-    return ROOT / "runs" / "best_response" / f"{game}{tag}__{name}__{seed}"
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="best_response.py",
@@ -409,7 +482,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--config", default="best_response.yaml", help="a train/ppo.py config (default %(default)s)"
     )
-    parser.add_argument("--out", type=Path, default=None, help="output folder")
+    parser.add_argument(
+        "--out", help="the folder of run folders (run.out_dir): OUT/best_response/RUN/"
+    )
+    parser.add_argument("--run", metavar="PATH", help="this run folder itself")
+    parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
     parser.add_argument("--no-progress", action="store_true")
     add_rule_argument(parser, example="deck=54")
     return parser
@@ -418,28 +495,29 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:  # the config's game, frozen agent and seed name the default folder
-        table, _, run = load_config(args.config, args.game, args.against, args.players)
+    try:
+        table, _, _ = load_config(args.config, args.game, args.against, args.players)
         rules = rule_options(parser, args, games.get(table.game).rule_options)
-        seed = run.seed if args.seed is None else args.seed
-        out = args.out or default_out(table.game, table.against, seed, {**table.rules, **rules})
         result = best_response(
             args.game,
             args.against,
             args.players,
             args.seed,
             args.config,
-            out,
+            args.out,
             not args.no_progress,
             args.steps,
             args.eval_games,
             args.n_envs,
+            save=True,
+            resume=args.resume,
+            run_dir=args.run,
             **rules,
         )
-    except (ConfigError, FileNotFoundError) as err:
+    except (ConfigError, FileNotFoundError, FileExistsError) as err:
         parser.error(str(err))
     print(report(result))
-    print(f"wrote {out}/{{{','.join(OUTPUTS)}}}", file=sys.stderr)
+    print(f"wrote {result['run_dir']}/{{{','.join(OUTPUTS)}}}", file=sys.stderr)
     return result
 
 

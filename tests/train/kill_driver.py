@@ -3,7 +3,8 @@
 
     python tests/train/kill_driver.py [TRAINER] CONFIG KILLS SEED LOG.json [REFERENCE_OUT]
 
-TRAINER is ``ppo`` (the default), ``league``, ``afterstate`` or ``handvalue``. The driver
+TRAINER is ``ppo`` (the default), ``league``, ``afterstate``, ``handvalue`` or
+``best_response``. The driver
 imports everything once, then forks one child per run (a fork is fast; the driver itself
 never runs torch, so forking is safe). Each child runs ``train/<TRAINER>.py``'s ``main``
 (with ``--resume`` once a checkpoint exists) and dies by one of three deaths, in turn:
@@ -41,7 +42,7 @@ import torch  # noqa: E402,F401
 
 from train.common.rundir import _CHECKPOINT, checkpoints  # noqa: E402
 
-TRAINERS = ("ppo", "league", "afterstate", "handvalue")
+TRAINERS = ("ppo", "league", "afterstate", "handvalue", "best_response")
 
 
 def snapshot(run_dir: Path) -> dict:
@@ -168,8 +169,12 @@ def main() -> None:
     config, kills, seed, log = args[0], int(args[1]), int(args[2]), args[3]
     reference = args[4] if len(args) > 4 else None
     module = importlib.import_module(f"train.{trainer}")
-    cfg = module.load_config(config)
-    run_dir = cfg.run_dir
+    if trainer == "best_response":  # its folder is named by the table it plays
+        table, _, run = module.load_config(config)
+        run_dir = module.run_base(table, run)
+    else:
+        cfg = module.load_config(config)
+        run_dir = cfg.run_dir
     # the solvers every child asks (numpy only): once here, then each child has them
     if trainer == "afterstate":
         module.optimal_score(cfg)

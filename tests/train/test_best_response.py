@@ -63,8 +63,8 @@ def test_dice_ceiling_is_exact_against_optimal_players():
 def test_command_writes_json_csv_and_model(tmp_path, capsys):
     out = tmp_path / "br"
     argv = ["--game", "dice_poker", "--against", "heuristic", "--steps", "512"]
-    argv += ["--eval-games", "200", "--n-envs", "8", "--out", str(out), "--no-progress"]
-    main(argv)
+    argv += ["--eval-games", "200", "--n-envs", "8", "--run", str(out), "--no-progress"]
+    assert main(argv)["run_dir"] == str(out)
     text = capsys.readouterr().out
     assert "best response" in text and "optimal there" in text and "steps/s" in text
     data = json.loads((out / "results.json").read_text())
@@ -78,7 +78,13 @@ def test_command_writes_json_csv_and_model(tmp_path, capsys):
         data["best_response"]["chips_per_game"]
     )
     assert (out / "model.zip").stat().st_size > 0
-    assert not list(out.glob("*.tmp*"))
+    assert not list(out.rglob("*.tmp*"))
+    # the run protocol: a row at 0 and at each evaluation, checkpoints, final.json last
+    with (out / "metrics.csv").open() as f:
+        assert [r["timesteps"] for r in csv.DictReader(f)][0] == "0"
+    assert (out / "checkpoints" / "step_512.zip").exists()
+    final = json.loads((out / "final.json").read_text())
+    assert final["learner"] == "best_response" and "random_in_its_place" in final
     row = table([out / "results.json"]).splitlines()[-1]
     assert row.startswith("| dice_poker, 3 players | heuristic | 512 | 1 |")
 
