@@ -327,15 +327,15 @@ def best_response(
     """Train and evaluate a best response to ``against`` (module docstring); the results.
     ``against`` may be an Agent instance; what is None comes from the config
     (:func:`load_config`; ``steps`` is ``run.total_timesteps``, ``eval_games``
-    ``run.final_eval_episodes``, ``out`` ``run.out_dir``). With ``save`` (or ``run_dir``, the
-    run folder itself) the run writes its folder (:func:`run_base`; ``resume``: goes on
-    from its newest checkpoint)."""
+    ``run.final_eval_episodes``, ``out`` ``run.out_dir``). With ``save``, ``out`` or
+    ``run_dir`` (the run folder itself) the run writes its folder (:func:`run_base`;
+    ``resume``: goes on from its newest checkpoint)."""
     overrides = {"total_timesteps": steps, "final_eval_episodes": eval_games, "out_dir": out}
     overrides.update(n_envs=n_envs, seed=seed)
     table, ppo, run = load_config(config, game, against, players, rules, overrides)
     agent = frozen_agent(table.against, table.game, table.players, table.rules)
     folder = None
-    if save or run_dir is not None:
+    if save or out is not None or run_dir is not None:
         where, checkpoints = choose_run_dir(run_base(table, run), resume, run_dir, "step_*.zip")
         folder = (where, resume, checkpoints)
     model, train_s = train(table, agent, ppo, run, folder, progress)
