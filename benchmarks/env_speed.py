@@ -122,9 +122,9 @@ def aec_runner(module, seed: int = 0, **kwargs) -> Callable[[], Callable[[int], 
 
 
 def pyhtzee_runner(seed: int = 0):
-    from pyhtzee import Pyhtzee
-
     def make():
+        from pyhtzee import Pyhtzee
+
         pick = random.Random(seed).randrange
         game = [Pyhtzee(seed=seed)]
 
@@ -143,9 +143,9 @@ def pyhtzee_runner(seed: int = 0):
 
 
 def gym_yahtzee_runner(seed: int = 0):
-    from gym_yahtzee.envs.yahtzee_env import YahtzeeSingleEnv
-
     def make():
+        from gym_yahtzee.envs.yahtzee_env import YahtzeeSingleEnv
+
         env = YahtzeeSingleEnv(seed=seed)
         env.reset()
         pick = random.Random(seed).randrange
@@ -165,9 +165,9 @@ def gym_yahtzee_runner(seed: int = 0):
 
 
 def rlcard_runner(name: str, seed: int = 0):
-    import rlcard
-
     def make():
+        import rlcard
+
         env = rlcard.make(name, config={"seed": seed})
         pick = random.Random(seed).randrange
         state = {}
@@ -211,9 +211,9 @@ def evaluate_hand_runner(seed: int = 0, **variant):
 
 
 def treys_runner(seed: int = 0):
-    from treys import Card, Evaluator
-
     def make():
+        from treys import Card, Evaluator
+
         ev = Evaluator()
         rng = np.random.default_rng(seed)
         names = [r + s for r in "23456789TJQKA" for s in "shdc"]
@@ -235,9 +235,9 @@ def treys_runner(seed: int = 0):
 
 
 def phevaluator_runner(seed: int = 0):
-    from phevaluator import evaluate_cards
-
     def make():
+        from phevaluator import evaluate_cards
+
         rng = np.random.default_rng(seed)
         hands = [[int(i) for i in rng.choice(52, 5, replace=False)] for _ in range(4096)]
 
