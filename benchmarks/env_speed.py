@@ -15,24 +15,18 @@ whole list, so a noisy machine slows every row alike; the table gives medians an
 ratios to the peer the issue names (pyhtzee for the scorecard games, PettingZoo's texas
 hold'em for the AEC envs, treys for the evaluator) or to the absolute target.
 
-Issue 26, on the shared 2-core development machine (load 8-10: absolute figures are
-several times below a quiet machine's; the ratios are what one run compares). Before =
-main at 295fd01, after = the issue-26 branch, each its own run of this script
-(``--steps 1500 --repeats 3``); a full run of the branch (``--steps 2000 --repeats 3``)
-gave the third column:
+Issue 26, on the shared 2-core development machine (load 12-20: absolute figures a tenth
+of a quiet machine's; the ratios are what one run compares), ``--steps 1000 --repeats 3
+--hands 5000``; the whole table is in docs/engines.md ("Scalar env speed"):
 
-| what | before | after | after, full run |
-|---|---|---|---|
-| YahtzeeClassic-v0 / pyhtzee | 0.18x | 0.60x | 0.82x |
-| Yahtzee-v0 / pyhtzee | 0.18x | 0.58x | 0.83x |
-| DicePoker-v0 heuristic opponents / pyhtzee steps | 0.051 | 0.11 | 0.13 |
-| CardPoker-v0 careful opponents / pyhtzee steps | 0.035 | 0.062 | 0.084 |
-| yahtzee_v0 russian / texas hold'em | 1.42x | 2.19x | 2.74x |
-| yahtzee_v0 classic / texas hold'em | 1.04x | 2.22x | 2.73x |
-| card_poker_v0 / texas hold'em | 1.85x | 1.74x | 1.96x |
-| dice_poker_v0 (5 and 6 dice) / texas hold'em | | | 2.37x, 2.31x |
-| evaluate_hand, 36 cards / treys | 0.09x | 0.58x | 0.47x |
-| evaluate_hand, 54 cards / treys | 0.10x | 0.34x | 0.24x |
+| what | ratio |
+|---|---|
+| Yahtzee-v0 / pyhtzee | 0.64x (main at b17c53a, its own run at load 9: 0.50x; the branch 0.81x) |
+| YahtzeeClassic-v0 / pyhtzee | 0.65x (main, same pair of runs: 0.48x; the branch 0.67x) |
+| dice_poker_v0 (5 and 6 dice) / texas hold'em | 2.08x, 2.02x |
+| yahtzee_v0 russian, classic / texas hold'em | 3.34x, 3.25x |
+| card_poker_v0 / texas hold'em | 2.43x |
+| evaluate_hand 36, 54 cards / treys | 0.43x, 0.29x |
 
 Not met: the scorecard ids' 2x pyhtzee, evaluate_hand's 1x treys, and the absolute
 20k / 10k steps/s of the poker ids (a learner's step there includes the reset, the
@@ -122,9 +116,9 @@ def aec_runner(module, seed: int = 0, **kwargs) -> Callable[[], Callable[[int], 
 
 
 def pyhtzee_runner(seed: int = 0):
-    from pyhtzee import Pyhtzee
-
     def make():
+        from pyhtzee import Pyhtzee
+
         pick = random.Random(seed).randrange
         game = [Pyhtzee(seed=seed)]
 
@@ -143,9 +137,9 @@ def pyhtzee_runner(seed: int = 0):
 
 
 def gym_yahtzee_runner(seed: int = 0):
-    from gym_yahtzee.envs.yahtzee_env import YahtzeeSingleEnv
-
     def make():
+        from gym_yahtzee.envs.yahtzee_env import YahtzeeSingleEnv
+
         env = YahtzeeSingleEnv(seed=seed)
         env.reset()
         pick = random.Random(seed).randrange
@@ -165,9 +159,9 @@ def gym_yahtzee_runner(seed: int = 0):
 
 
 def rlcard_runner(name: str, seed: int = 0):
-    import rlcard
-
     def make():
+        import rlcard
+
         env = rlcard.make(name, config={"seed": seed})
         pick = random.Random(seed).randrange
         state = {}
@@ -211,9 +205,9 @@ def evaluate_hand_runner(seed: int = 0, **variant):
 
 
 def treys_runner(seed: int = 0):
-    from treys import Card, Evaluator
-
     def make():
+        from treys import Card, Evaluator
+
         ev = Evaluator()
         rng = np.random.default_rng(seed)
         names = [r + s for r in "23456789TJQKA" for s in "shdc"]
@@ -235,9 +229,9 @@ def treys_runner(seed: int = 0):
 
 
 def phevaluator_runner(seed: int = 0):
-    from phevaluator import evaluate_cards
-
     def make():
+        from phevaluator import evaluate_cards
+
         rng = np.random.default_rng(seed)
         hands = [[int(i) for i in rng.choice(52, 5, replace=False)] for _ in range(4096)]
 

@@ -140,23 +140,24 @@ class YahtzeeEnv(TextRenderEnv):
         return observe(self.game), self._info()
 
     def step(self, action):
-        if self.game is None:
+        game = self.game
+        if game is None:
             raise RuntimeError("call reset() before step()")
-        if self.game.done or self._ended:
+        if self._ended or not game.card._open_rows:
             raise RuntimeError("the episode is over; call reset()")
-        action = self._action(action)
-        if self._is_illegal(action):  # illegal_action="terminate" or "penalize"
+        if type(action) is not int:
+            action = self._action(action)
+        if not self.illegal.raises and self._is_illegal(action):  # "terminate" or "penalize"
             penalty, terminated, truncated = self._illegal_outcome()
             info = {**self._info(), "illegal_action": True}
-            return observe(self.game), penalty * self.reward_scale, terminated, truncated, info
+            return observe(game), penalty * self.reward_scale, terminated, truncated, info
         self._illegal_run = 0
         # raises on an illegal action, changing nothing
-        points = self.game.step(action)
+        points = game.step(action)
         self._last = (0, action)
         if self.render_mode == "human":
             print(self.render_text())
-        reward = points * self.reward_scale
-        return observe(self.game), reward, self.game.done, False, self._info()
+        return observe(game), points * self.reward_scale, game.done, False, self._info()
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now (all False before reset and once the episode is over)."""
@@ -189,16 +190,22 @@ class YahtzeeEnv(TextRenderEnv):
         return len(card.rows) - card.turns_left + (0 if self.game.done else 1)
 
     def _info(self) -> dict:
-        card = self.game.card
-        return {
-            "action_mask": self.action_masks(),
-            "total": card.total,
+        game = self.game
+        card = game.card
+        filled = card.__dict__.get("_filled_dict")  # kept on the card, which never changes
+        if filled is None:
             # filled rows only: a row absent where open stacks under gymnasium's vector envs
             # (a mask ``_row``), where None beside ints cannot
-            "card": {row: s for row, s in card_dict(card).items() if s is not None},
+            pairs = zip(card.rules.rows, card.scores, strict=True)
+            filled = {r: s for r, s in pairs if s is not None}
+            card.__dict__["_filled_dict"] = filled
+        return {
+            "action_mask": self.action_masks(),
+            "total": card._total,
+            "card": dict(filled),
             "bonus": card.bonus,
             "yahtzee_bonus": card.yahtzee_bonus,
-            "rolls_used": self.game.rolls_used,
+            "rolls_used": game.rolls_used,
         }
 
 

@@ -24,36 +24,19 @@ import numpy as np
 
 from envs.obs.scorecard import layout as obs_layout
 from envs.rules.scorecard import (
-    DICE,
     MAX_ROLLS,
     N_DICE,
     N_REROLL_ACTIONS,
     ScorecardRules,
+    dice_moves,
     fill_gains,
     legal_row_mask,
     make_rules,
     score_tables,
 )
 
-
-def _dice_moves() -> tuple[np.ndarray, ...]:
-    """The dice as an index in ``DICE`` and the moves between them as lookups: ``radix[f]``
-    is the count code of one die of face f (``sum radix[d]`` over up to five dice is unique
-    per multiset), ``by_code[code]`` the ``DICE`` index of five dice, ``kept[i, a]`` the code
-    of the dice of ``DICE[i]`` that re-roll bit set ``a`` keeps, ``bits[a]`` the bits of a."""
-    radix = np.zeros(7, dtype=np.int32)
-    radix[1:] = (N_DICE + 1) ** np.arange(6)
-    dice = np.array(DICE, dtype=np.int8)
-    by_code = np.full((N_DICE + 1) ** 6, -1, dtype=np.int16)
-    by_code[radix[dice].sum(axis=1)] = np.arange(len(DICE))
-    bits = ((np.arange(N_REROLL_ACTIONS)[:, None] >> np.arange(N_DICE)) & 1).astype(np.int32)
-    kept = (radix[dice][:, None, :] * (1 - bits)[None]).sum(axis=2).astype(np.int32)
-    for a in (radix, dice, by_code, bits, kept):
-        a.flags.writeable = False
-    return radix, dice, by_code, bits, kept
-
-
-_RADIX, _DICE, _BY_CODE, _ACTION_BITS, _KEPT = _dice_moves()
+# the dice moves of envs.rules.scorecard.dice_moves (ScorecardGame rolls by the same)
+_RADIX, _DICE, _BY_CODE, _ACTION_BITS, _KEPT = dice_moves()
 
 
 class BatchedScorecard:

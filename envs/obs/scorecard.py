@@ -16,6 +16,7 @@ fill_points are zeros.
 
 from __future__ import annotations
 
+from array import array
 from functools import cache
 
 import numpy as np
@@ -25,12 +26,15 @@ from envs.rules.dice import multisets
 from envs.rules.scorecard import (
     MAX_ROLLS,
     N_DICE,
+    ROW_INDEX,
     ScorecardGame,
     ScorecardRules,
     make_rules,
     score_row,
     total_bounds,
 )
+
+_YAHTZEE = ROW_INDEX["classic"]["yahtzee"]
 
 # zeroed for a player who waits for another's turn
 _TURN_FIELDS = ("face_counts", "dice", "rolls_used", "joker", "fill_points")
@@ -153,23 +157,19 @@ def observe(
     when it is not ``own_turn`` the dice, rolls, joker and fill points are zeros.
     """
     card = game.card
-    if own_turn:  # the fields in layout order, from per-dice and per-card parts
-        dice = game.dice
-        flat = (
-            _dice_part(dice)
-            + [game.rolls_used]
-            + _card_part(card)
-            + [
-                card.rules.rules == "classic"
-                and dice[0] == dice[4]
-                and "yahtzee" not in card.open_rows,
-                card.total,
-            ]
-            + game.fill_points()
-        )
+    if own_turn:  # the fields in layout order, as float32 bytes of per-dice and per-card parts
+        card, dice, rolls_used, _, points, _, _ = game.state_view()
+        tail = [
+            card.rules.rules == "classic" and dice[0] == dice[4] and not card._open[_YAHTZEE],
+            card._total,
+            *points,
+        ]
         if others:
-            flat += [g.card.total for g in others]
-        return np.array(flat, dtype=np.float32)
+            tail += [g.card.total for g in others]
+        raw = bytearray(_dice_part(dice, rolls_used))
+        raw += _card_part(card)
+        raw += array("f", tail)
+        return np.frombuffer(raw, dtype=np.float32)
     values = {
         "open_rows": [s is None for s in card.scores],
         "stage": card.stage,
@@ -180,23 +180,7 @@ def observe(
     }
     if others:
         values["others_total"] = [g.card.total for g in others]
-    if own_turn:
-        dice = game.dice
-        counts = [0] * 6
-        for d in dice:
-            counts[d - 1] += 1
-        points = game.fill_points()
-        values.update(
-            face_counts=counts,
-            dice=dice,
-            rolls_used=game.rolls_used,
-            joker=card.rules.rules == "classic"
-            and dice[0] == dice[4]
-            and "yahtzee" not in card.open_rows,
-            fill_points=points,
-        )
-    else:
-        values.update(dict.fromkeys(_TURN_FIELDS, 0))
+    values.update(dict.fromkeys(_TURN_FIELDS, 0))
     return layout(card.rules, 1 + len(others or ())).encode(**values)
 
 
@@ -217,25 +201,22 @@ _ORDER = (
 
 
 @cache
-def _dice_part(dice: tuple[int, ...]) -> list[int]:
-    """face_counts and dice of sorted dice (a new list is made from it by ``+``)."""
+def _dice_part(dice: tuple[int, ...], rolls_used: int) -> bytes:
+    """face_counts, dice and rolls_used of sorted dice, as float32 bytes."""
     counts = [0] * 6
     for d in dice:
         counts[d - 1] += 1
-    return counts + list(dice)
+    return array("f", [*counts, *dice, rolls_used]).tobytes()
 
 
-def _card_part(card) -> list:
-    """open_rows, stage, upper_sum, bonus, yahtzee_scored of a card (kept on the card,
-    which never changes)."""
+def _card_part(card) -> bytes:
+    """open_rows, stage, upper_sum, bonus, yahtzee_scored of a card as float32 bytes (kept
+    on the card, which never changes)."""
     part = card.__dict__.get("_obs_part")
     if part is None:
-        part = [s is None for s in card.scores] + [
-            card.stage,
-            card.upper_sum,
-            card.bonus,
-            card.yahtzee_scored,
-        ]
+        part = array(
+            "f", [*card._open, card._stage, card._upper_sum, card.bonus, card._yahtzee_scored]
+        ).tobytes()
         card.__dict__["_obs_part"] = part
     return part
 

@@ -84,10 +84,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from itertools import compress
 
 import numpy as np
 
-from envs.rules.dice import check_dice, multisets, roll
+from envs.rules.dice import _ordered_rolls, check_dice, draw_below, multisets
 
 N_DICE = 5
 UPPER_ROWS = ("ones", "twos", "threes", "fours", "fives", "sixes")
@@ -491,7 +492,6 @@ def fill_gains(rules: ScorecardRules, open_, upper_sum, yahtzee_scored, dice_idx
     return score, bonus, np.broadcast_to(np.asarray(ybonus)[..., None], score.shape)
 
 
-
 # -- the same rules on one card, as plain Python over the same tables --------------------
 #
 # A single game (the envs, the AEC envs) asks for one card's legal rows and gains at every
@@ -532,26 +532,31 @@ def score_lists(rules: ScorecardRules) -> ScoreLists:
 
 def legal_rows_one(rules: ScorecardRules, open_: tuple[bool, ...], dice_idx: int) -> list[bool]:
     """:func:`legal_row_mask` of one card (``open_`` per row) and one dice index, as a list."""
-    n_upper = len(UPPER_ROWS)
+    return _legal_one(rules, score_lists(rules), open_, dice_idx)
+
+
+def _legal_one(rules: ScorecardRules, tab: ScoreLists, open_, dice_idx: int) -> list[bool]:
+    """:func:`legal_rows_one` given the rules' :func:`score_lists` (a game keeps them)."""
     if rules.rules == "russian":
-        stage1 = [o and k < n_upper for k, o in enumerate(open_)]
-        if any(stage1):
+        stage1 = [*open_[:6], *_FALSE[len(open_) - 6]]
+        if True in stage1:
             return stage1
         if rules.scratch == "only_if_nothing":
-            good = [o and s for o, s in zip(open_, score_lists(rules).sat[dice_idx], strict=True)]
-            if any(good):
+            good = [o and s for o, s in zip(open_, tab.sat[dice_idx], strict=True)]
+            if True in good:
                 return good
         return list(open_)
-    if rules.joker != "forced":
-        return list(open_)
-    tab = score_lists(rules)
-    if not (tab.yahtzee[dice_idx] and not open_[_YAHTZEE_ROW]):
+    if rules.joker != "forced" or open_[_YAHTZEE_ROW] or not tab.yahtzee[dice_idx]:
         return list(open_)
     face = tab.face[dice_idx]
     if open_[face]:
         return [k == face for k in range(len(open_))]
-    lower = [o and k >= n_upper for k, o in enumerate(open_)]
-    return lower if any(lower) else list(open_)
+    lower = [*_FALSE[6], *open_[6:]]
+    return lower if True in lower else list(open_)
+
+
+_FALSE = tuple((False,) * n for n in range(len(RUSSIAN_ROWS) + 1))
+_ZERO = tuple((0,) * n for n in range(len(RUSSIAN_ROWS) + 1))
 
 
 def fill_gains_one(
@@ -564,32 +569,44 @@ def fill_gains_one(
 ) -> tuple[list[int], list[int], list[int]]:
     """:func:`fill_gains` of one card and one dice index: (score, bonus, Yahtzee bonus) per
     row, as lists of ints."""
-    tab = score_lists(rules)
+    return tuple(
+        list(part)
+        for part in _gains_one(
+            rules, score_lists(rules), open_, upper_sum, yahtzee_scored, dice_idx, first_roll
+        )
+    )
+
+
+def _gains_one(rules, tab: ScoreLists, open_, upper_sum, yahtzee_scored, dice_idx, first_roll):
+    """:func:`fill_gains_one` given the rules' :func:`score_lists`, as tuples; a part that is
+    0 in every row is the one shared ``_ZERO[n]`` (a game tests it by identity)."""
     score = (tab.first if first_roll else tab.later)[dice_idx]
     classic = rules.rules == "classic"
     yahtzee = tab.yahtzee[dice_idx]
     if (
         classic
-        and rules.joker != "none"
         and yahtzee
+        and rules.joker != "none"
         and not open_[_YAHTZEE_ROW]
         and not open_[tab.face[dice_idx]]
     ):
         score = tab.joker[dice_idx]
     n_upper = len(UPPER_ROWS)
     n = len(open_)
-    bonus = [0] * n
+    bonus = _ZERO[n]
     if classic:  # +35 on whichever upper fill brings the sum from below 63 to 63 or more
         if upper_sum < UPPER_BONUS_AT:
-            for k in range(n_upper):
-                if upper_sum + score[k] >= UPPER_BONUS_AT:
-                    bonus[k] = UPPER_BONUS
+            need = UPPER_BONUS_AT - upper_sum
+            if max(score[:n_upper]) >= need:
+                bonus = tuple(
+                    [UPPER_BONUS if k < n_upper and score[k] >= need else 0 for k in range(n)]
+                )
     elif sum(open_[:n_upper]) == 1:  # russian: +50 on the fill that completes stage 1
         k = open_.index(True)
         if upper_sum + score[k] >= STAGE1_BONUS_AT:
-            bonus[k] = STAGE1_BONUS
-    earned = classic and rules.yahtzee_bonus and yahtzee_scored and yahtzee
-    return list(score), bonus, [YAHTZEE_BONUS if earned else 0] * n
+            bonus = tuple([STAGE1_BONUS if j == k else 0 for j in range(n)])
+    earned = classic and yahtzee and yahtzee_scored and rules.yahtzee_bonus
+    return score, bonus, (YAHTZEE_BONUS,) * n if earned else _ZERO[n]
 
 
 # -- card-level rules -------------------------------------------------------------
@@ -658,31 +675,38 @@ class Scorecard:
                 f"a {self.rules.rules} card has {len(self.rules.rows)} rows, "
                 f"got {len(self.scores)} scores"
             )
-        # derived once: a card never changes, and envs ask for these at every step
+        self._derive()
+
+    def _derive(self) -> None:
+        """The derived state, once: a card never changes, and envs ask for it every step."""
         scores = self.scores
-        upper_sum = 0
-        upper_open = False
-        for x in scores[:6]:
-            if x is None:
-                upper_open = True
-            else:
-                upper_sum += x
-        lower_sum = 0
-        for x in scores[6:]:
-            if x is not None:
-                lower_sum += x
+        upper = scores[:6]
+        open_ = tuple([x is None for x in scores])  # per row, for the tables
+        upper_sum = sum([x for x in upper if x is not None])
+        lower_sum = sum([x for x in scores[6:] if x is not None])
         classic = self.rules.rules == "classic"
-        setattr_ = object.__setattr__
-        setattr_(
-            self,
-            "_open_rows",
-            tuple([r for r, x in zip(self.rows, scores, strict=True) if x is None]),
+        self.__dict__.update(
+            _open_rows=tuple(compress(self.rules.rows, open_)),
+            _stage=0 if classic else (1 if None in upper else 2),
+            _upper_sum=upper_sum,
+            _total=upper_sum + lower_sum + self.bonus + self.yahtzee_bonus,
+            _yahtzee_scored=classic and scores[_YAHTZEE_ROW] == 50,
+            _open=open_,
         )
-        setattr_(self, "_stage", 0 if classic else (1 if upper_open else 2))
-        setattr_(self, "_upper_sum", upper_sum)
-        setattr_(self, "_total", upper_sum + lower_sum + self.bonus + self.yahtzee_bonus)
-        setattr_(self, "_yahtzee_scored", classic and scores[_YAHTZEE_ROW] == 50)
-        setattr_(self, "_open", tuple([x is None for x in scores]))  # per row, for the tables
+
+    def _filled(self, k: int, score: int, bonus: int, ybonus: int) -> Scorecard:
+        """This card with row ``k`` holding ``score`` and the bonuses added: what
+        :meth:`fill` returns, built without the dataclass's checks (the game knows the
+        fill is legal)."""
+        new = object.__new__(Scorecard)
+        new.__dict__.update(
+            rules=self.rules,
+            scores=(*self.scores[:k], score, *self.scores[k + 1 :]),
+            bonus=self.bonus + bonus,
+            yahtzee_bonus=self.yahtzee_bonus + ybonus,
+        )
+        new._derive()
+        return new
 
     @classmethod
     def new(cls, rules: str | ScorecardRules = "russian", **options) -> Scorecard:
@@ -764,7 +788,11 @@ class Scorecard:
         key = (d, first_roll)
         if key not in memo:
             memo[key] = fill_gains_one(
-                self.rules, self._open, self._upper_sum, self._yahtzee_scored, _DICE_INDEX[d],
+                self.rules,
+                self._open,
+                self._upper_sum,
+                self._yahtzee_scored,
+                _DICE_INDEX[d],
                 first_roll,
             )
         return memo[key]
@@ -801,9 +829,7 @@ class Scorecard:
     ) -> tuple[Scorecard, int]:
         """:meth:`fill` for a row known to be legal with sorted, valid dice ``d``."""
         score, bonus, ybonus = self._gain(row, d, first_roll)
-        scores = list(self.scores)
-        scores[_INDEX[self.rules.rules][row]] = score
-        new = Scorecard(self.rules, tuple(scores), self.bonus + bonus, self.yahtzee_bonus + ybonus)
+        new = self._filled(_INDEX[self.rules.rules][row], score, bonus, ybonus)
         return new, score + bonus + ybonus
 
 
@@ -832,13 +858,44 @@ MAX_ROLLS = 3
 N_REROLL_ACTIONS = 32  # actions 0..31: re-roll bit sets over the sorted dice
 
 
-@lru_cache(maxsize=8192)
-def _mask(rules: str, can_reroll: bool, legal: tuple[str, ...]) -> np.ndarray:
-    rows = rows_of(rules)
-    mask = np.zeros(N_REROLL_ACTIONS + len(rows), dtype=bool)
+def dice_moves() -> tuple[np.ndarray, ...]:
+    """The dice as an index in ``DICE`` and the moves between them as lookups (what both
+    engines roll by): ``radix[f]`` is the count code of one die of face f (``sum radix[d]``
+    over up to five dice is unique per multiset), ``by_code[code]`` the ``DICE`` index of
+    five dice, ``kept[i, a]`` the code of the dice of ``DICE[i]`` that re-roll bit set
+    ``a`` keeps, ``bits[a]`` the bits of a."""
+    radix = np.zeros(7, dtype=np.int32)
+    radix[1:] = (N_DICE + 1) ** np.arange(6)
+    dice = np.array(DICE, dtype=np.int8)
+    by_code = np.full((N_DICE + 1) ** 6, -1, dtype=np.int16)
+    by_code[radix[dice].sum(axis=1)] = np.arange(len(DICE))
+    bits = ((np.arange(N_REROLL_ACTIONS)[:, None] >> np.arange(N_DICE)) & 1).astype(np.int32)
+    kept = (radix[dice][:, None, :] * (1 - bits)[None]).sum(axis=2).astype(np.int32)
+    for a in (radix, dice, by_code, bits, kept):
+        a.flags.writeable = False
+    return radix, dice, by_code, bits, kept
+
+
+# The same moves as Python sequences, for one game: a re-roll of bit set ``a`` from dice
+# index ``i`` that rolls the ordered faces ``r`` (the roll's index among the 6**n ordered
+# rolls of n dice, as :func:`roll` draws it) lands on ``_BY_CODE[_KEPT[i][a] +
+# _ROLL_CODE[n][r]]``.
+_RADIX_A, _, _BY_CODE_A, _BITS_A, _KEPT_A = dice_moves()
+_RADIX = tuple(_RADIX_A.tolist())
+_BY_CODE = tuple(_BY_CODE_A.tolist())
+_KEPT = tuple(tuple(r) for r in _KEPT_A.tolist())
+_N_ROLLED = tuple(_BITS_A.sum(axis=1).tolist())  # dice a re-roll bit set rolls
+_ROLL_CODE = tuple(
+    tuple([sum(_RADIX[f] for f in faces) for faces in _ordered_rolls(n)]) for n in range(6)
+)
+_ROLL_BOUND = tuple(6**n for n in range(6))
+
+
+@cache  # at most 2 * 2**13 legal patterns per rule set
+def _mask(n_rows: int, can_reroll: bool, legal: tuple[bool, ...]) -> np.ndarray:
+    mask = np.zeros(N_REROLL_ACTIONS + n_rows, dtype=bool)
     mask[1:N_REROLL_ACTIONS] = can_reroll
-    index = _INDEX[rules]
-    mask[[N_REROLL_ACTIONS + index[r] for r in legal]] = True
+    mask[N_REROLL_ACTIONS:] = legal
     mask.flags.writeable = False
     return mask
 
@@ -850,6 +907,11 @@ class ScorecardGame:
     bit i = the i-th smallest die (legal while rolls remain; never 0); ``32 + k`` fills
     row ``k`` of the card. Each turn starts with a roll of all five dice. Mutable, owns
     ``rng`` for its rolls; :meth:`copy` gives an independent game.
+
+    A step moves the dice by the compiled lookups of :func:`dice_moves` (the batched
+    engine's) and reads the legal rows and gains of the new state once, from
+    :func:`legal_rows_one` and :func:`fill_gains_one` (the compiled :func:`score_tables`);
+    every question about the state (mask, options, points, observation) reads that.
     """
 
     def __init__(
@@ -866,7 +928,8 @@ class ScorecardGame:
         self.rolls_used = 0
         self.history: list[tuple[tuple[int, ...], ...]] = []  # rolls of each finished turn
         self._rolls: list[tuple[int, ...]] = []
-        self._cache: dict = {}
+        self._view: tuple | None = None
+        self._tab = score_lists(self.rules)
         self._start_turn(chance)
 
     @property
@@ -875,7 +938,7 @@ class ScorecardGame:
 
     @property
     def done(self) -> bool:
-        return self.card.is_complete
+        return not self.card._open_rows
 
     @property
     def first_roll(self) -> bool:
@@ -886,44 +949,63 @@ class ScorecardGame:
     def rolls_left(self) -> int:
         return 0 if self.done else MAX_ROLLS - self.rolls_used
 
-    # Everything below depends only on (card, dice, rolls_used); it is cached until one of
-    # them changes, since envs ask for the mask, the options and the observation every step.
+    def state_view(self) -> tuple:
+        """What the rules say about the state now, computed once per (card, dice, rolls):
+        ``(card, dice, rolls_used, legal, points, gains, mask)`` with ``legal`` a bool per row,
+        ``points`` per row the whole gain of filling it now (0 where illegal), ``gains``
+        the ``(score, bonus, Yahtzee bonus)`` of :func:`fill_gains_one` and ``mask`` the
+        action mask (read-only, shared). A card, dice
+        or rolls set from outside are noticed (the view names the ones it was read for)."""
+        v = self._view
+        card, dice, rolls_used = self.card, self.dice, self.rolls_used
+        if v is not None and v[0] is card and v[1] is dice and v[2] == rolls_used:
+            return v
+        n = len(self.rules.rows)
+        if not card._open_rows:
+            legal, gains = _FALSE[n], (_ZERO[n], _ZERO[n], _ZERO[n])
+            points = _ZERO[n]
+        else:
+            di = _DICE_INDEX[dice]
+            tab = self._tab
+            legal = tuple(_legal_one(self.rules, tab, card._open, di))
+            gains = _gains_one(
+                self.rules,
+                tab,
+                card._open,
+                card._upper_sum,
+                card._yahtzee_scored,
+                di,
+                rolls_used == 1,
+            )
+            score, bonus, ybonus = gains
+            if bonus is ybonus:  # both _ZERO: the points are the scores of the legal rows
+                points = [s if ok else 0 for s, ok in zip(score, legal, strict=True)]
+            else:
+                points = [
+                    s + b + y if ok else 0
+                    for s, b, y, ok in zip(score, bonus, ybonus, legal, strict=True)
+                ]
+        mask = _mask(n, rolls_used < MAX_ROLLS and bool(card._open_rows), legal)
+        v = self._view = (card, dice, rolls_used, legal, points, gains, mask)
+        return v
+
     def legal_rows(self) -> tuple[str, ...]:
         """Rows that may be filled now."""
-        c = self._cache
-        if "legal" not in c:
-            c["legal"] = self.card.legal_rows(self.dice) if not self.done else ()
-        return c["legal"]
+        legal = self.state_view()[3]
+        return tuple([row for row, ok in zip(self.rules.rows, legal, strict=True) if ok])
 
     def fill_options(self) -> dict[str, int]:
         """Legal rows now and the whole gain of each (a fresh dict)."""
-        c = self._cache
-        if "options" not in c:
-            c["options"] = (
-                self.card.fill_options(self.dice, self.first_roll) if not self.done else {}
-            )
-        return dict(c["options"])
+        _, _, _, legal, points, _, _ = self.state_view()
+        return {row: p for row, ok, p in zip(self.rules.rows, legal, points, strict=True) if ok}
 
     def fill_points(self) -> list[int]:
         """Per row, the whole gain of filling it now (as :meth:`fill_options`), 0 where the
         row may not be filled (a fresh list)."""
-        c = self._cache
-        if "points" not in c:
-            n = len(self.rules.rows)
-            if self.done:
-                c["points"] = [0] * n
-            else:
-                legal = self.legal_rows()
-                score, bonus, ybonus = self.card._gains(self.dice, self.first_roll)
-                c["points"] = [
-                    score[k] + bonus[k] + ybonus[k] if row in legal else 0
-                    for k, row in enumerate(self.rules.rows)
-                ]
-        return list(c["points"])
+        return list(self.state_view()[4])
 
     def legal_row_actions(self) -> list[int]:
-        index = _INDEX[self.rules.rules]
-        return [N_REROLL_ACTIONS + index[r] for r in self.legal_rows()]
+        return [N_REROLL_ACTIONS + k for k, ok in enumerate(self.state_view()[3]) if ok]
 
     def legal_actions(self) -> list[int]:
         if self.done:
@@ -932,17 +1014,19 @@ class ScorecardGame:
         return rerolls + self.legal_row_actions()
 
     def action_mask(self) -> np.ndarray:
-        can_reroll = not self.done and self.rolls_used < MAX_ROLLS
-        return _mask(self.rules.rules, can_reroll, self.legal_rows()).copy()
+        return self.state_view()[6].copy()
 
     def is_legal(self, action: int) -> bool:
-        if isinstance(action, bool) or not isinstance(action, int | np.integer) or self.done:
+        if type(action) is not int:
+            if isinstance(action, bool) or not isinstance(action, int | np.integer):
+                return False
+            action = int(action)
+        if self.done:
             return False
-        a = int(action)
-        if 0 < a < N_REROLL_ACTIONS:
+        if 0 < action < N_REROLL_ACTIONS:
             return self.rolls_used < MAX_ROLLS
-        k = a - N_REROLL_ACTIONS
-        return 0 <= k < len(self.rules.rows) and self.rules.rows[k] in self.legal_rows()
+        legal = self.state_view()[3]
+        return 0 <= action - N_REROLL_ACTIONS < len(legal) and legal[action - N_REROLL_ACTIONS]
 
     def step(self, action: int, chance: Iterable[int] | None = None) -> int:
         """Play ``action``; returns the points it gained (0 for a re-roll).
@@ -963,32 +1047,45 @@ class ScorecardGame:
         action = int(action)
         faces = None if chance is None else check_dice(chance, N_DICE)
         if action < N_REROLL_ACTIONS:
-            dice = list(self.dice)
-            picked = [i for i in range(N_DICE) if action >> i & 1]
-            new = roll(self.rng, len(picked)) if faces is None else [faces[i] for i in picked]
-            for i, face in zip(picked, new, strict=True):
-                dice[i] = face
+            if faces is None:  # as roll(rng, n): one draw below 6**n indexes the ordered rolls
+                n = _N_ROLLED[action]
+                rolled = _ROLL_CODE[n][draw_below(self.rng, _ROLL_BOUND[n])]
+            else:
+                rolled = sum(_RADIX[faces[i]] for i in range(N_DICE) if action >> i & 1)
             self.rolls_used += 1
-            self._set_dice(dice)
+            self._set_dice(_BY_CODE[_KEPT[_DICE_INDEX[self.dice]][action] + rolled])
             return 0
-        row = self.rules.rows[action - N_REROLL_ACTIONS]
-        # is_legal checked the row against the card's legal rows for these dice
-        self.card, points = self.card._fill_unchecked(row, self.dice, self.first_roll)
-        self._cache = {}
+        k = action - N_REROLL_ACTIONS
+        scores, bonuses, ybonuses = self.state_view()[5]
+        score, bonus, ybonus = scores[k], bonuses[k], ybonuses[k]
+        self.card = self.card._filled(k, score, bonus, ybonus)
         self.history.append(tuple(self._rolls))
         if not self.done:
             self._start_turn(faces)
-        return points
+        return score + bonus + ybonus
 
-    def _set_dice(self, dice: list[int]) -> None:
-        self._cache = {}
-        self.dice = tuple(sorted(dice))
+    def _set_dice(self, index: int) -> None:
+        self.dice = DICE[index]
         self._rolls.append(self.dice)
 
     def _start_turn(self, chance: Iterable[int] | None = None) -> None:
         self._rolls = []
         self.rolls_used = 1
-        self._set_dice(list(roll(self.rng, N_DICE) if chance is None else check_dice(chance, 5)))
+        if chance is None:  # as roll(rng, 5)
+            code = _ROLL_CODE[N_DICE][draw_below(self.rng, _ROLL_BOUND[N_DICE])]
+        else:
+            code = sum(_RADIX[f] for f in check_dice(chance, N_DICE))
+        self._set_dice(_BY_CODE[code])
+
+    def __getstate__(self) -> dict:  # the rules' tables are not pickled: they are rebuilt
+        state = dict(self.__dict__)
+        del state["_tab"]
+        state["_view"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._tab = score_lists(self.rules)
 
     def copy(self) -> ScorecardGame:
         new = object.__new__(ScorecardGame)
@@ -997,12 +1094,12 @@ class ScorecardGame:
         new.rng.bit_generator.state = self.rng.bit_generator.state
         new.history = list(self.history)
         new._rolls = list(self._rolls)
-        new._cache = {}
         return new
 
 
 __all__ = [
     "CLASSIC_ROWS",
+    "dice_moves",
     "ROW_INDEX",
     "MAX_ROLLS",
     "N_REROLL_ACTIONS",
