@@ -132,7 +132,11 @@ class PPOAgent(Agent):
             )
         if self.normalizer is not None:
             obs = self.normalizer.normalize_obs(obs)
-        logits = masked_logits(self.model, obs, action_masks)
+        return self.choose(masked_logits(self.model, obs, action_masks))
+
+    def choose(self, logits: np.ndarray) -> np.ndarray:
+        """The actions of :meth:`act_batch` from its masked logits ``(m, A)`` (float64,
+        -inf where illegal): the most likely, or drawn from the agent's Generator."""
         if not np.isfinite(logits).any(axis=1).all():
             raise ValueError("an action mask allows no action (is an episode over?)")
         if self.deterministic:

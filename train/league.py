@@ -56,6 +56,7 @@ import numpy as np
 import envs  # noqa: F401  (registers the ids)
 from agents import Agent, make_agent
 from agents.atomic import atomic_write, write_text
+from agents.members import Members
 from agents.ppo import PPOAgent
 from envs import games
 from envs.cli import add_rule_argument, rule_options
@@ -350,6 +351,7 @@ class LeagueTables:
         self.uid = np.full(self.n, -1, dtype=np.int64)
         self.rng = np.random.default_rng()
         self.deals = 0  # deals begun at these tables (for the throughput)
+        self.members = Members()  # each table's member; the snapshots in one forward
 
     @staticmethod
     def seat_policies(holder: dict, n_players: int) -> list:
@@ -365,14 +367,11 @@ class LeagueTables:
                 f"opponent seat {j} was asked for {len(observations)} tables but {len(t)} "
                 "have it to move: the engine's order of play changed"
             )
-        uids = self.uid[t]
-        out = np.empty(len(t), dtype=np.int64)
-        for u in np.unique(uids):
-            rows = uids == u
-            out[rows] = self.population.by_uid(int(u)).agent.act_batch(
-                observations[rows], masks[rows]
-            )
-        return out
+        uids = self.population.uids
+        order = np.argsort(uids)
+        index = order[np.searchsorted(uids[order], self.uid[t])]  # each table's member
+        agents = [m.agent for m in self.population.members]
+        return self.members.act(agents, index, observations, masks)
 
     def seed(self, seed: int) -> None:
         engine_seq, own = np.random.SeedSequence(seed).spawn(2)

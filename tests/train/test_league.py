@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from agents import Agent, make_agent
+from agents.members import Members
 from envs.rules.card_poker import PASS
 from train.common.config import ConfigError
 from train.league import (
@@ -180,3 +181,54 @@ def test_committed_league_configs_load():
     for name in ("card_poker_league.yaml", "card_poker_league54.yaml"):
         cfg = load_config(name)
         assert cfg.run.total_timesteps > 0 and "careful" in cfg.league.fixed
+
+
+def _snapshot_zips(tmp_path, n: int) -> list:
+    """``n`` MaskablePPO snapshots of card poker with their own weights and statistics."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    from envs.vector import BatchedVecEnv, make_engine
+    from train.common.sb3 import save_model
+
+    zips = []
+    for s in range(n):
+        vec = VecNormalize(BatchedVecEnv("CardPoker-v0", 4, opponents="random", n_players=3))
+        model = MaskablePPO("MlpPolicy", vec, seed=s, policy_kwargs={"net_arch": [16]})
+        with torch.no_grad():  # logits far from uniform: the snapshots play differently
+            for p in model.policy.action_net.parameters():
+                p.mul_(30.0)
+        engine, _, _ = make_engine("CardPoker-v0", 32, seed=s, opponents="random", n_players=3)
+        engine.reset()
+        vec.obs_rms.update(engine.observe())
+        zips.append(tmp_path / f"snap_{s}.zip")
+        save_model(model, zips[-1], vec)
+    return zips
+
+
+def test_snapshots_in_one_forward_play_as_each_by_itself(tmp_path):
+    # three snapshots join a pool of two: the first leaves, so the uids have a gap
+    cfg = load_config(tiny_config(tmp_path, lambda d: d["run"].update(n_envs=128)))
+    zips = _snapshot_zips(tmp_path, 3)
+    vecs = []
+    for _ in range(2):
+        pop = Population(cfg)
+        for step, path in enumerate(zips):
+            pop.add_snapshot(path, step)
+        assert [m.uid for m in pop.members] == [0, 1, 3, 4]
+        vecs.append(LeagueVecEnv(cfg, pop, seed=5))
+    new, old = vecs
+    old.engine.members = Members(stack=False)  # each member's act_batch by itself
+    obs = [v.reset() for v in vecs]
+    np.testing.assert_array_equal(*obs)
+    assert set(np.unique(new.engine.uid)) == {0, 1, 3, 4}
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        masks = new.action_masks()
+        np.testing.assert_array_equal(masks, old.action_masks())
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        (o1, r1, d1, _), (o2, r2, d2, _) = (v.step(actions) for v in vecs)
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_array_equal(r1, r2)
+        np.testing.assert_array_equal(d1, d2)
