@@ -20,6 +20,7 @@ in numpy, all tables at once), so the game played is the tree's, node for node.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import time
 
@@ -32,16 +33,34 @@ from agents.exact.solve import cfr  # noqa: E402
 from agents.exact.tree import CHANCE, DECISION, TERMINAL, GameTree  # noqa: E402
 from benchmarks.exact_card_poker import fixed_policies  # noqa: E402
 from envs.rules.card_poker import FIRST_BID, PASS, REVEAL  # noqa: E402
-from envs.rules.card_poker_mini import MiniCardPokerRules  # noqa: E402
+from envs.rules.card_poker_mini import MiniCardPokerRules, hand_key  # noqa: E402
 
 
-def observations(tree: GameTree, rules: MiniCardPokerRules) -> np.ndarray:
-    """One feature row per information set of mini card poker (module docstring)."""
+def hand_features(rules: MiniCardPokerRules) -> dict[tuple[int, ...], tuple[float, float]]:
+    """``{hand: (hand_rank, hand_strength)}`` for every hand of the deck, as card poker's
+    observation gives them (``envs.obs.card_poker``): the hand's category (its place in
+    the order of rank patterns, 0 = no pair) and the share of all hands of the deck it
+    beats, ties counting half."""
+    hands = list(itertools.combinations(range(rules.deck_size), rules.hand_size))
+    keys = [hand_key(h, rules.suits) for h in hands]
+    patterns = sorted({k[0] for k in keys})
+    out = {}
+    for h, k in zip(hands, keys, strict=True):
+        beats = sum(1.0 if k > o else 0.5 if k == o else 0.0 for o in keys)
+        out[h] = (float(patterns.index(k[0])), beats / len(keys))
+    return out
+
+
+def observations(tree: GameTree, rules: MiniCardPokerRules, strength: bool = True) -> np.ndarray:
+    """One feature row per information set of mini card poker (module docstring); with
+    ``strength`` (the default) the current hand's category and strength too, the two
+    features card poker's own observation computes for the learner."""
     d = rules.deck_size
     n_bet = 2 + rules.max_bid - rules.min_bid + 1
     slots = rules.max_bids + 2
     width = 2 + 2 * d + 2 * (rules.max_draw + 2) + slots * n_bet
-    out = np.zeros((tree.n_infosets, width), dtype=np.float32)
+    features = hand_features(rules) if strength else None
+    out = np.zeros((tree.n_infosets, width + 2 * strength), dtype=np.float32)
     for i, (seat, key) in enumerate(tree.infoset_keys):
         row = out[i]
         row[seat] = 1
@@ -65,15 +84,44 @@ def observations(tree: GameTree, rules: MiniCardPokerRules) -> np.ndarray:
         for s in (0, 1):  # own exchange first, then the other's: 0 = not yet, k + 1 = k
             who = seat if s == 0 else 1 - seat
             row[2 + 2 * d + s * (rules.max_draw + 2) + drawn[who] + 1] = 1
+        if features is not None:
+            row[width:] = features[tuple(hand)]
     return out
 
 
 class TreeTables:
     """``n`` deals walked down the flat tree at once, a learner in a random seat per deal
-    and ``policy`` in the other (an SB3 ``VecEnv``, made by :func:`make_vec_env`)."""
+    and ``policy`` in the other (an SB3 ``VecEnv``, made by :func:`make_vec_env`); with
+    ``seat`` the learner sits there in every deal.
 
-    def __init__(self, tree: GameTree, policy: np.ndarray, obs: np.ndarray, n: int, seed: int):
+    The learner's actions are **slots** (the ``i``-th legal action of its information set:
+    a draw's "exchange the first card" and a bet's "reveal" are both slot 1) or, with
+    ``game_actions``, card poker's action numbers made dense (:attr:`action_ids`: every
+    action number of the tree its own output, as the full game's ``Discrete(42)`` gives
+    every draw set and every bet its own)."""
+
+    def __init__(
+        self,
+        tree: GameTree,
+        policy: np.ndarray,
+        obs: np.ndarray,
+        n: int,
+        seed: int,
+        seat: int | None = None,
+        game_actions: bool = False,
+    ):
         self.tree, self.policy, self.obs_table = tree, policy, obs
+        self.fixed_seat = seat
+        self.game_actions = game_actions
+        # the action numbers in use, and each information set's slot of each (-1: illegal)
+        self.action_ids = sorted({a for acts in tree.actions for a in acts})
+        index = {a: j for j, a in enumerate(self.action_ids)}
+        self.slot_of = np.full((tree.n_infosets, len(self.action_ids)), -1, dtype=np.int64)
+        for i, acts in enumerate(tree.actions):
+            for slot, a in enumerate(acts):
+                self.slot_of[i, index[a]] = slot
+        self.legal = self.slot_of >= 0 if game_actions else tree.legal
+        self.n_outputs = self.legal.shape[1]
         self.n = n
         self.rng = np.random.default_rng(seed)
         children = [[] for _ in range(tree.n_nodes)]
@@ -118,7 +166,10 @@ class TreeTables:
         ``unplayed`` (they count among the deals measured)."""
         while len(rows):
             self.node[rows] = 0
-            self.seat[rows] = self.rng.integers(2, size=len(rows))
+            if self.fixed_seat is None:
+                self.seat[rows] = self.rng.integers(2, size=len(rows))
+            else:
+                self.seat[rows] = self.fixed_seat
             self._advance(rows)
             over = self.tree.kind[self.node[rows]] == TERMINAL
             self.unplayed.append(self.tree.utility[self.node[rows[over]], self.seat[rows[over]]])
@@ -128,17 +179,45 @@ class TreeTables:
         return self.obs_table[self.tree.infoset[self.node]]
 
     def masks(self) -> np.ndarray:
-        return self.tree.legal[self.tree.infoset[self.node]]
+        return self.legal[self.tree.infoset[self.node]]
+
+    def as_policy(self, actions: np.ndarray) -> np.ndarray:
+        """A pure tree policy from one learner action per information set (in the
+        learner's action space: slots or action numbers)."""
+        tree = self.tree
+        sets = np.arange(tree.n_infosets)
+        slots = self.slot_of[sets, actions] if self.game_actions else actions
+        policy = np.zeros((tree.n_infosets, tree.max_actions))
+        policy[sets, slots] = 1.0
+        return policy
 
     def play(self, actions: np.ndarray, rows: np.ndarray | None = None):
         """The learner's actions (slots) at ``rows`` (default all), then the others' until
         the learner is to move again or the deal is over: ``(reward, done)`` of ``rows``."""
         rows = np.arange(self.n) if rows is None else rows
+        if self.game_actions:
+            actions = self.slot_of[self.tree.infoset[self.node[rows]], actions]
         self.node[rows] = self.child[self.node[rows], actions]
         self._advance(rows)
         done = self.tree.kind[self.node[rows]] == TERMINAL
         reward = self.tree.utility[self.node[rows], self.seat[rows]] * done
         return reward, done
+
+
+def play_deals(model, tables: TreeTables) -> np.ndarray:
+    """The chips of one new deal per table, ``model``'s greedy policy in the learner's seat,
+    each deal played to its end; the deals dealt again because the learner had no decision
+    in them count too."""
+    tables.reset_rows(np.arange(tables.n))
+    chips, rows = list(tables.unplayed), np.arange(tables.n)
+    while len(rows):
+        a, _ = model.predict(
+            tables.observe()[rows], deterministic=True, action_masks=tables.masks()[rows]
+        )
+        reward, done = tables.play(a, rows)
+        chips.append(reward[done])
+        rows = rows[~done]
+    return np.concatenate(chips)
 
 
 def make_vec_env(tables: TreeTables):
@@ -152,7 +231,7 @@ def make_vec_env(tables: TreeTables):
             super().__init__(
                 tables.n,
                 gym.spaces.Box(0, 1, (width,), np.float32),
-                gym.spaces.Discrete(tables.tree.max_actions),
+                gym.spaces.Discrete(tables.n_outputs),
             )
 
         def reset(self):
@@ -207,6 +286,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--curve-every", type=int, default=0, help="print the exact value")
     parser.add_argument("--ent-coef", type=float, default=0.01)
+    parser.add_argument(
+        "--bare", action="store_true", help="no hand category and strength in the observation"
+    )
     parser.add_argument("--rule", action="append", default=[], help="an option, e.g. ranks=3")
     args = parser.parse_args(argv)
     import torch
@@ -229,7 +311,7 @@ def main(argv=None) -> dict:
         f"{exact[1]:+.4f}, random seat {np.mean(exact):+.4f} chips per deal "
         f"(the fixed policy in its own place: {own.mean():+.4f})"
     )
-    obs = observations(tree, rules)
+    obs = observations(tree, rules, strength=not args.bare)
     tables = TreeTables(tree, fixed, obs, args.n_envs, args.seed)
     env = make_vec_env(tables)
     model = MaskablePPO(
@@ -288,18 +370,7 @@ def main(argv=None) -> dict:
     # and measured on deals, as a best response is measured on the full game: one deal
     # per table, each played to its end (no table's short deals counted more often)
     evaluation = TreeTables(tree, fixed, obs, args.eval_deals, 10_000_000 + args.seed)
-    evaluation.reset_rows(np.arange(args.eval_deals))
-    chips, rows = [], np.arange(args.eval_deals)
-    while len(rows):
-        a, _ = model.predict(
-            evaluation.observe()[rows], deterministic=True, action_masks=evaluation.masks()[rows]
-        )
-        reward, done = evaluation.play(a, rows)
-        chips.append(reward[done])
-        rows = rows[~done]
-    # the deals dealt again because the learner had no decision in them count too
-    chips += evaluation.unplayed
-    won = np.concatenate(chips)
+    won = play_deals(model, evaluation)
     half = 1.96 * won.std(ddof=1) / np.sqrt(len(won))
     print(
         f"trained ({args.steps:,} decisions, {args.steps / took:,.0f} steps/s): measured "

@@ -37,13 +37,13 @@ def _normalise(tree: GameTree, weights: np.ndarray) -> np.ndarray:
     return np.where(total > 0, weights / np.where(total > 0, total, 1.0), tree.uniform())
 
 
-def counterfactual_regrets(tree: GameTree, policy: np.ndarray, player: int):
-    """``(regrets, own_reach)``: the instant counterfactual regret of every action of
-    ``player``'s information sets under ``policy`` (rows of other players' sets are 0),
-    and ``player``'s own reach of each information set."""
+def counterfactual_values(tree: GameTree, policy: np.ndarray, player: int):
+    """``(q, v, others)`` for ``player``'s information sets under ``policy``: each action's
+    counterfactual value ``q(I, a)`` (the histories of ``I`` weighted by the chance of
+    reaching them through chance and the others), the set's own ``v(I)``, and that chance
+    summed over the set's histories (other players' rows: 0)."""
     edge = tree.edge_probs(policy)
     others = tree.reach(policy, [-1] + [p for p in range(tree.n_players) if p != player])
-    own = tree.reach(policy, [player])
     value = tree.utility[:, player].copy()
     value[tree.kind != TERMINAL] = 0.0
     for nodes in reversed(tree.levels[1:]):
@@ -56,6 +56,17 @@ def counterfactual_regrets(tree: GameTree, policy: np.ndarray, player: int):
     mine = np.flatnonzero((tree.kind == DECISION) & (tree.player == player))
     v = np.zeros(tree.n_infosets)
     np.add.at(v, tree.infoset[mine], others[mine] * value[mine])
+    belief = np.zeros(tree.n_infosets)
+    np.add.at(belief, tree.infoset[mine], others[mine])
+    return q, v, belief
+
+
+def counterfactual_regrets(tree: GameTree, policy: np.ndarray, player: int):
+    """``(regrets, own_reach)``: the instant counterfactual regret of every action of
+    ``player``'s information sets under ``policy`` (rows of other players' sets are 0),
+    and ``player``'s own reach of each information set."""
+    q, v, _ = counterfactual_values(tree, policy, player)
+    own = tree.reach(policy, [player])
     regret = np.where(tree.legal, q - v[:, None], 0.0)
     regret[tree.infoset_player != player] = 0.0
     return regret, own[tree.representative]
@@ -120,4 +131,10 @@ def fictitious_play(
     return policy, curve
 
 
-__all__ = ["cfr", "counterfactual_regrets", "fictitious_play", "regret_matching"]
+__all__ = [
+    "cfr",
+    "counterfactual_regrets",
+    "counterfactual_values",
+    "fictitious_play",
+    "regret_matching",
+]

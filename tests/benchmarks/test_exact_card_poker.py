@@ -4,6 +4,7 @@ and the tables that walk the flat tree (what they measure is the tree's exact va
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from agents.exact.games import MiniCardPoker
 from agents.exact.tree import GameTree
@@ -69,3 +70,92 @@ def test_the_exact_best_response_played_from_observations_wins_its_value():
         won += list(reward[done])
     won = np.array(won)
     assert abs(won.mean() - exact) < 4 * won.std() / np.sqrt(len(won))
+
+
+def test_the_best_response_finds_a_player_who_never_folds():
+    """A planted weakness: ``always bid`` never passes (it bids the lowest bid, else
+    reveals). The exact best response bids the most with a pair of kings or aces (it is
+    always called), never bluffs (no bid without a pair or an ace: it is always called),
+    and wins what the walk says from both seats."""
+    from envs.rules.card_poker import FIRST_BID, PASS
+
+    tree = GameTree(MiniCardPoker(RULES))  # 6 cards, no draw: Q Q K K A A
+    never_folds = fixed_policies(tree, RULES)["always bid (the lowest bid, else reveal)"]
+    gains = tree.best_response_gains(never_folds)
+    np.testing.assert_allclose(gains, [0.5888889, 0.4444444], atol=1e-6)
+    top = FIRST_BID + RULES.max_bid - RULES.min_bid
+    for seat in (0, 1):
+        _, response = tree.best_response(never_folds, seat)
+        for i, (who, key) in enumerate(tree.infoset_keys):
+            # the seat's first bet, where the other seat's first bid is the lowest bid
+            if who != seat or key[1:] != ((0, FIRST_BID),)[:seat]:
+                continue
+            hand, acts = key[0], tree.actions[i]
+            choice = acts[int(response[i].argmax())]
+            ranks = {c // RULES.suits for c in hand}
+            if ranks in ({1}, {2}):  # K K, A A
+                assert choice == top, (key, choice)
+            if ranks == {0, 1}:  # Q K: the weakest no-pair hands
+                assert choice == PASS, (key, choice)
+
+
+def test_the_best_response_curve_runs_at_a_tiny_budget(capsys):
+    from benchmarks.mini_br_curve import main as curve_main
+
+    out = curve_main(
+        [
+            "--against",
+            "careful",
+            "--seeds",
+            "0",
+            "--budgets",
+            "512,1024",
+            "--n-envs",
+            "16",
+            "--eval-deals",
+            "200",
+            "--rule",
+            "max_draw=0",
+            "--ppo",
+            "n_steps=32",
+            "--ppo",
+            "batch_size=256",
+        ]
+    )
+    rows = out["careful"]["rows"]
+    assert [r["decisions"] for r in rows] == [512, 1024]
+    assert all(abs(r["measured"] - r["exact_greedy"]) < 4 * r["half"] + 0.2 for r in rows)
+    assert "| careful | decisions |" in capsys.readouterr().out
+
+
+def test_the_self_play_benchmark_runs_at_a_tiny_budget(capsys):
+    from benchmarks.mini_selfplay import main as selfplay_main
+
+    runs = selfplay_main(
+        [
+            "--psro-iterations",
+            "3",
+            "--mmd-iterations",
+            "20",
+            "--cfr-iterations",
+            "20",
+            "--rule",
+            "max_draw=0",
+        ]
+    )
+    assert len(runs) == 3
+    for curve, _ in runs.values():
+        assert curve[-1][1] < curve[0][1]
+    assert "first at or under 1% of the pot" in capsys.readouterr().out
+
+
+@pytest.mark.heavy
+def test_a_trained_best_response_recovers_the_exact_one_against_careful():
+    """The estimator, validated: MaskablePPO as train/best_response.py builds it, 300k
+    decisions, card poker's action numbers, wins the exact best response's value against
+    the rule of thumb within its 95% interval (minutes)."""
+    from benchmarks.mini_br_curve import main as curve_main
+
+    out = curve_main(["--against", "careful", "--seeds", "0", "--budgets", "300000"])
+    row, exact = out["careful"]["rows"][-1], out["careful"]["exact"]
+    assert abs(row["measured"] - exact) <= row["half"]

@@ -1,0 +1,222 @@
+"""The trained best response's curve on mini card poker, checked against the exact best
+response at every budget (docs/card_poker_research.md, "A trained best response against
+the exact one").
+
+    python benchmarks/mini_br_curve.py                         # careful and CFR+, 3 seeds
+    python benchmarks/mini_br_curve.py --against careful --seeds 0 --budgets 30000,100000
+
+The learner is MaskablePPO built as ``train/best_response.py`` builds it
+(:func:`train.common.sb3.build_model` on the ``ppo:`` section of
+``configs/best_response.yaml``; ``--ppo key=value`` replaces a key, the value read as
+YAML), on the tables of ``benchmarks/mini_best_response.py`` (the flat tree walked in
+numpy, the learner in a random seat, the fixed policy in the other), seeing its
+information set plus the current hand's category and strength, as card poker's own
+observation gives them. One training run per seed; at each budget of ``--budgets`` its
+greedy policy is
+
+- **measured** on ``--eval-deals`` deals in each seat (seats stratified: the figure is the
+  mean of the two seats' means, its 95% interval from their standard errors), the way a
+  best response is measured on the full game, and
+- valued **exactly** through the tree (no sampling noise),
+
+beside the exact best response's value (chips per deal, ante 1, over a random seat). The
+question: does the measured interval hold the exact best response's value? The fixed
+policies: ``careful`` (the rule of thumb of ``benchmarks/exact_card_poker.py``) and
+``cfr`` (CFR+'s average policy after ``--cfr-iterations``, exploitability printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+from agents.exact.games import MiniCardPoker  # noqa: E402
+from agents.exact.solve import cfr  # noqa: E402
+from agents.exact.tree import GameTree  # noqa: E402
+from benchmarks.exact_card_poker import fixed_policies  # noqa: E402
+from benchmarks.mini_best_response import (  # noqa: E402
+    TreeTables,
+    make_vec_env,
+    observations,
+    play_deals,
+)
+from envs.rules.card_poker_mini import MiniCardPokerRules  # noqa: E402
+
+EVAL_SEED = 10_000_000
+
+
+def ppo_section(overrides: list[str]) -> dict:
+    """The ``ppo:`` section of configs/best_response.yaml with ``key=value`` overrides
+    (values read as YAML; ``policy_kwargs.net_arch=...`` reaches one level down)."""
+    import yaml
+
+    from train.best_response import load_config
+
+    _, ppo, _ = load_config("best_response.yaml")
+    ppo = dict(ppo)
+    for item in overrides:
+        key, value = item.split("=", 1)
+        value = yaml.safe_load(value)
+        if "." in key:
+            outer, inner = key.split(".", 1)
+            ppo[outer] = {**(ppo.get(outer) or {}), inner: value}
+        else:
+            ppo[key] = value
+    return ppo
+
+
+def greedy_policy(model, obs: np.ndarray, tables: TreeTables) -> np.ndarray:
+    """The learner's greedy choice at every information set, as a tree policy."""
+    actions, _ = model.predict(obs, deterministic=True, action_masks=tables.legal)
+    return tables.as_policy(actions)
+
+
+def exact_values(tree: GameTree, learner: np.ndarray, fixed: np.ndarray) -> list[float]:
+    """What ``learner`` wins exactly in each seat against ``fixed`` in the other."""
+    return [
+        tree.value(np.where((tree.infoset_player == p)[:, None], learner, fixed))[p]
+        for p in range(tree.n_players)
+    ]
+
+
+def measure(
+    model, tree, fixed, obs, n: int, seed: int, game_actions: bool = True
+) -> tuple[float, float]:
+    """The greedy learner's chips per deal on ``n`` deals in each seat (one deal per
+    table, each to its end; the deals where it has no decision count):
+    ``(mean of the seats' means, 95% half-width)``."""
+    means, variances = [], []
+    for seat in (0, 1):
+        won = play_deals(model, TreeTables(tree, fixed, obs, n, seed + seat, seat, game_actions))
+        means.append(won.mean())
+        variances.append(won.var(ddof=1) / len(won))
+    return float(np.mean(means)), float(1.96 * np.sqrt(sum(variances)) / 2)
+
+
+def curve(
+    tree: GameTree,
+    fixed: np.ndarray,
+    obs: np.ndarray,
+    seed: int,
+    budgets: list[int],
+    ppo: dict,
+    n_envs: int = 64,
+    eval_deals: int = 20_000,
+    game_actions: bool = True,
+    log=print,
+) -> list[dict]:
+    """One training run of ``max(budgets)`` decisions; a row per budget (module docstring)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from train.common.sb3 import build_model, setup_torch
+
+    setup_torch(1)
+    tables = TreeTables(tree, fixed, obs, n_envs, seed, game_actions=game_actions)
+    env = make_vec_env(tables)
+    model = build_model(ppo, env, seed)
+    rows: list[dict] = []
+    start = time.perf_counter()
+    todo = sorted(budgets)
+
+    def evaluate():
+        took = time.perf_counter() - start
+        greedy = greedy_policy(model, obs, tables)
+        exact = exact_values(tree, greedy, fixed)
+        mean, half = measure(
+            model, tree, fixed, obs, eval_deals, EVAL_SEED + 2 * seed, game_actions
+        )
+        row = {
+            "seed": seed,
+            "decisions": int(model.num_timesteps),
+            "measured": mean,
+            "half": half,
+            "exact_greedy": float(np.mean(exact)),
+            "exact_greedy_seats": exact,
+            "train_s": took,
+        }
+        rows.append(row)
+        log(
+            f"  seed {seed} {row['decisions']:>8,} decisions: measured {mean:+.4f} ± {half:.4f}, "
+            f"greedy exact {row['exact_greedy']:+.4f} (seats {exact[0]:+.4f} {exact[1]:+.4f}), "
+            f"{took:.0f} s"
+        )
+
+    class AtBudgets(BaseCallback):
+        def _on_step(self) -> bool:
+            while todo and self.num_timesteps >= todo[0]:
+                todo.pop(0)
+                evaluate()
+            return True
+
+    model.learn(max(budgets), callback=AtBudgets())
+    if todo:
+        evaluate()
+    return rows
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", default="careful,cfr", help="careful, cfr, uniform (commas)")
+    parser.add_argument("--cfr-iterations", type=int, default=300)
+    parser.add_argument("--budgets", default="30000,100000,300000")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--n-envs", type=int, default=64)
+    parser.add_argument("--eval-deals", type=int, default=20_000, help="per seat")
+    parser.add_argument("--ppo", action="append", default=[], help="key=value (YAML value)")
+    parser.add_argument("--bare", action="store_true", help="no hand category and strength")
+    parser.add_argument(
+        "--slots", action="store_true", help="slots as actions (a draw and a bet share outputs)"
+    )
+    parser.add_argument("--rule", action="append", default=[], help="an option, e.g. ranks=3")
+    args = parser.parse_args(argv)
+    rules = MiniCardPokerRules(**{k: int(v) for k, v in (r.split("=") for r in args.rule)})
+    tree = GameTree(MiniCardPoker(rules))
+    obs = observations(tree, rules, strength=not args.bare)
+    ppo = ppo_section(args.ppo)
+    budgets = [int(b) for b in args.budgets.split(",")]
+    seeds = [int(s) for s in args.seeds.split(",")]
+    print(f"ppo: {ppo}")
+    out: dict = {}
+    for against in args.against.split(","):
+        if against == "cfr":
+            fixed, c = cfr(tree, args.cfr_iterations, eval_at=[args.cfr_iterations])
+            print(f"CFR+ {args.cfr_iterations} iterations: exploitability {c[-1][1]:.6f}")
+        else:
+            names = {"careful": "careful rule of thumb", "uniform": "uniform"}
+            fixed = fixed_policies(tree, rules)[names[against]]
+        best = [tree.best_response(fixed, p)[0] for p in (0, 1)]
+        target = float(np.mean(best))
+        print(
+            f"against {against}: exact best response {target:+.4f} chips per deal "
+            f"(seat 0 {best[0]:+.4f}, seat 1 {best[1]:+.4f})"
+        )
+        rows = [
+            r
+            for s in seeds
+            for r in curve(
+                tree, fixed, obs, s, budgets, ppo, args.n_envs, args.eval_deals, not args.slots
+            )
+        ]
+        print(
+            f"\n| {against} | decisions | measured (95% CI) | greedy, exact | "
+            "exact BR | inside the CI |"
+        )
+        print("|---|---|---|---|---|---|")
+        for r in rows:
+            inside = abs(r["measured"] - target) <= r["half"]
+            print(
+                f"| seed {r['seed']} | {r['decisions']:,} | {r['measured']:+.4f} ± "
+                f"{r['half']:.4f} | {r['exact_greedy']:+.4f} | {target:+.4f} | "
+                f"{'yes' if inside else 'no'} |"
+            )
+        out[against] = {"exact": target, "rows": rows}
+    return out
+
+
+if __name__ == "__main__":
+    main()
