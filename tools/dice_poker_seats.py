@@ -35,10 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 from agents import make_agent
 from agents.arena import Z95, display_name, wilson_interval
 from agents.optimal.dice_poker import win_probabilities
+from agents.tables import play_games
 from envs import games
 from envs.cli import add_rule_argument, rule_options
 from envs.rules.dice_poker import DicePokerRules
-from envs.vector import play_games
 
 
 def seat_results(

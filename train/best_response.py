@@ -56,10 +56,10 @@ import envs  # noqa: F401  (registers the ids)
 from agents import Agent, make_agent
 from agents.arena import display_name, mean_interval, wilson_interval
 from agents.atomic import atomic_write, write_text
+from agents.tables import BatchedVecEnv, play_games
 from envs import games
 from envs.cli import add_rule_argument, rule_options
 from envs.rules.dice_poker import DicePokerRules
-from envs.vector import BatchedVecEnv, play_games
 from tools.benchmark import check_fits, check_out, check_spec, json_safe
 from train.common.config import ConfigError, is_int
 from train.common.sb3 import RunConfig, build_model, load_env_run, ppo_arguments, setup_torch

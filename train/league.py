@@ -56,9 +56,9 @@ import numpy as np
 import envs  # noqa: F401  (registers the ids)
 from agents import Agent, make_agent
 from agents.atomic import atomic_write, write_text
+from agents.tables import BatchedVecEnv, make_engine, play_games
 from envs import games
 from envs.cli import add_rule_argument, rule_options
-from envs.vector import BatchedVecEnv, make_engine, play_games
 from train.common import sb3
 from train.common.config import (
     ConfigError,
