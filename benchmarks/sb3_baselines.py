@@ -45,15 +45,16 @@ from typing import Any
 
 import numpy as np
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 import envs  # noqa: E402, F401
 from agents import make_agent  # noqa: E402
 from agents.arena import mean_interval  # noqa: E402
+from agents.tables import BatchedVecEnv, play_games  # noqa: E402
 from envs import games  # noqa: E402
-from envs.vector import BatchedVecEnv, play_games  # noqa: E402
 
 EVAL_SEED = 10_000_000  # as train/ppo.py's evaluations: apart from every training seed
 SCORECARD_SCALE = 0.01  # training reward scale of the scorecard games
