@@ -88,21 +88,19 @@ def make_env(env_id: str, opponents=None, **kwargs):
     floor above the envs: ``opponents`` (a spec such as ``"heuristic"`` or
     ``"ppo:PATH"``, an Agent, or a list of them; default the registry's
     ``default_opponents``) become Agents built by :func:`make_agent` for the id's game and
-    rule options, one per seat, as ``gym.make(env_id, opponents=spec)`` builds them (so
-    the same seed gives the same trajectory). A game without opponents (the scorecard
-    games) takes none."""
+    rule options, one per seat (:func:`agents.tables.seat_options`, which ``gym.make``'s
+    entry point calls too, so the same seed gives the same trajectory). A game without
+    opponents (the scorecard games) takes none."""
     import gymnasium as gym
 
     import envs  # noqa: F401  (registers the ids)
+    from agents.tables import seat_options
 
     record = games.by_gym_id(env_id)
     if "opponents" in record.table_options:
-        n_players = kwargs.get("n_players", record.default_players)
-        spec = record.default_opponents if opponents is None else opponents
-        seats = list(spec) if isinstance(spec, list | tuple) else [spec] * (n_players - 1)
-        rules, _ = record.split_options(kwargs)
-        rules = {k: v for k, v in rules.items() if k not in record.gym_kwargs}
-        kwargs["opponents"] = [make_agent(s, record.name, **rules) for s in seats]
+        if opponents is not None:
+            kwargs["opponents"] = opponents
+        kwargs = seat_options(env_id, kwargs)
     elif opponents is not None:
         raise ValueError(f"{env_id} has no opponents, got opponents={opponents!r}")
     return gym.make(env_id, **kwargs)

@@ -18,6 +18,9 @@ rounds and their ratio (here / base).
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import argparse
 import statistics
 import subprocess
@@ -30,9 +33,11 @@ ROOT = Path(__file__).resolve().parent.parent
 # run inside a checkout: one case, its steps per CPU second (median of 3 runs of SECONDS)
 _MEASURE = r"""
 import sys, time
-sys.path[:0] = [".", "benchmarks"]
-import batched_speed as b
-from envs.vector import make_engine
+from benchmarks import batched_speed as b  # python -c: the checkout (the cwd) comes first
+try:
+    from agents.tables import make_engine  # opponents by name, resolved above the envs
+except ImportError:  # a checkout from before agents.tables
+    from envs.vector import make_engine
 b._clock["now"] = time.process_time
 env_id, opponents, n, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 options = {"opponents": opponents} if opponents else {}

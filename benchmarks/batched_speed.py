@@ -15,6 +15,9 @@ touching the others.
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import os
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -190,9 +193,9 @@ def dice_poker_rows(repeats: int, seconds: float, sizes=SIZES) -> list[str]:
     """Prison dice poker, 3 players, five and six dice: the single-agent table with random,
     heuristic and optimal opponents in batch (steps = the learner's steps), and the
     multi-seat engine (steps = moves of any seat)."""
+    from agents.tables import make_engine
     from envs.batched.dice_poker import BatchedDicePoker
     from envs.rules.dice_poker import DicePokerRules
-    from envs.vector import make_engine
 
     head = " | ".join(f"N = {n:,}" for n in sizes)
     rows = [f"| steps/s | {head} | state bytes/game |", "|---|" + "---|" * (len(sizes) + 1)]
@@ -237,7 +240,7 @@ def _card_multi_seat(n: int, n_players: int, episode: str, **rules) -> Callable:
 def _card_single_agent(n: int, opponents: str, **options) -> Callable:
     """Learner steps per second; ``run.decisions`` collects every seat's actions per
     second (the opponents' too) over the same runs."""
-    from envs.vector import make_engine
+    from agents.tables import make_engine
 
     engine, _, _ = make_engine("CardPoker-v0", n, seed=0, opponents=opponents, **options)
     inner = engine_run(engine)

@@ -13,6 +13,9 @@ of the agent's net chips per deal. The deals are played by the arena
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import argparse
 import time
 

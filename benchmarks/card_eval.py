@@ -5,18 +5,20 @@
 Times the one-off table build per variant, single-hand lookups
 (``HandEvaluator.strength``), numpy batch lookups (``strengths``), the public
 ``evaluate_hand`` (parsing and a ``CardHand``), and, for scale, the
-brute-force joker reference of the tests.
+brute-force joker reference (``envs.rules.card_hands_reference``) the tests check it by.
 """
 
 from __future__ import annotations
 
-import sys
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import time
-from pathlib import Path
 
 import numpy as np
 
 from envs.rules.card_hands import _evaluator, check_variant, evaluate_hand
+from envs.rules.card_hands_reference import ref_evaluate  # the slow reference
 
 
 def rate(fn, n: int) -> float:
@@ -43,9 +45,6 @@ def measure(deck: int, rng: np.random.Generator, ref_evaluate) -> str:
 
 
 def main() -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "rules"))
-    from test_card_hands import ref_evaluate  # the slow reference, for comparison
-
     rng = np.random.default_rng(0)
     print(
         "| deck | table build (s) | single lookups / s | batch lookups / s "

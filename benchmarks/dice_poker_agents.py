@@ -8,6 +8,9 @@ A shortcut for ``train/benchmark.py --game dice_poker`` (the arena in
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import argparse
 import time
 

@@ -13,6 +13,9 @@ cumulative column is the cost of solving it from nothing).
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import argparse
 import time
 

@@ -3,21 +3,26 @@
     python benchmarks/differential.py --scale 5
     python benchmarks/differential.py --only dice_poker --scale 10 --seed 2
 
-Runs the variant groups of ``tests/batched/test_*_differential.py`` (scorecard, prison
-dice poker, card poker) with ``--scale`` times as many games, on other seeds: both engines
-get the same chance and the same actions, and every observation, mask, reward, end and
-payoff is compared bit for bit at every step (the suite runs scale 1: at least 10,000
+Runs the variant groups of the differential tests (``envs.batched.differential``, which
+``tests/batched/test_*_differential.py`` run: scorecard, prison dice poker, card poker)
+with ``--scale`` times as many games, on other seeds: both engines get the same chance
+and the same actions, and every observation, mask, reward, end and payoff is compared
+bit for bit at every step (the suite runs scale 1: at least 10,000
 games per game and variant group). Prints the games compared per group; any difference
 fails with the test's assertion, naming the game.
 """
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import argparse
 import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
+
+from envs.batched import differential
 
 Case = tuple[str, Callable[[float, int], int]]  # (group, run(scale, seed) -> games compared)
 
@@ -28,35 +33,30 @@ def _count(n: int, scale: float) -> int:
 
 
 def _scorecard() -> Iterator[Case]:
-    from test_scorecard_differential import VARIANTS, _run
-
-    for i, (rules, options, n_games) in enumerate(VARIANTS):
+    for i, (rules, options, n_games) in enumerate(differential.SCORECARD_VARIANTS):
 
         def run(scale, seed, r=rules, o=options, n=n_games, i=i):
-            return _run(r, o, _count(n, scale), seed=1_000_003 * seed + i)[1]
+            return differential.run_scorecard(r, o, _count(n, scale), seed=1_000_003 * seed + i)[1]
 
         yield f"scorecard {rules}", run
 
 
 def _dice_poker() -> Iterator[Case]:
-    from test_dice_poker_differential import FIVE, SIX, _run
-
-    for n_dice, group in ((5, FIVE), (6, SIX)):
+    for n_dice, group in ((5, differential.DICE_FIVE), (6, differential.DICE_SIX)):
         for i, (options, players, episode, first, n_games) in enumerate(group):
 
             def run(
                 scale, seed, d=n_dice, o=options, p=players, e=episode, f=first, n=n_games, i=i
             ):
-                return _run(d, o, p, e, f, _count(n, scale), 1_000_003 * seed + i)[0]
+                games = _count(n, scale)
+                return differential.run_dice_poker(d, o, p, e, f, games, 1_000_003 * seed + i)[0]
 
             yield f"dice poker, {n_dice} dice", run
 
 
 def _card() -> Iterator[Case]:
-    from test_card_poker_differential import GROUPS
-    from test_card_poker_differential import run as card_run
-
-    for group, cases in GROUPS.items():
+    card_run = differential.run_card_poker
+    for group, cases in differential.CARD_GROUPS.items():
         for i, (rules, players, episode, max_deals, n_deals) in enumerate(cases):
 
             def run(scale, seed, r=rules, p=players, e=episode, m=max_deals, n=n_deals, i=i):
@@ -76,7 +76,6 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.scale < 1 or args.seed < 1:
         parser.error(f"--scale and --seed must be >= 1, got {args.scale} and {args.seed}")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "batched"))
     print("| group | games compared, bit for bit | s |\n|---|---|---|")
     for name in args.only:
         totals: dict[str, list[float]] = {}

@@ -13,6 +13,9 @@ same for the head-to-head differences (row minus column, same games).
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import argparse
 import itertools
 import time

@@ -35,6 +35,9 @@ opponents' turns and their observations).
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import argparse
 import importlib
 import random

@@ -14,12 +14,9 @@ from __future__ import annotations
 
 import argparse
 import collections
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
 
 
 def first_decisions(agent, deals: int, seed: int) -> tuple[collections.Counter, int]:

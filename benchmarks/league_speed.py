@@ -51,9 +51,10 @@ from pathlib import Path
 
 import numpy as np
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 SNAPSHOTS = ROOT / "runs" / "card_poker__card_poker_league__1" / "snapshots"
 FIXED = ["random", "careful", "bluffer", "quick"]

@@ -19,6 +19,9 @@ in numpy, all tables at once), so the game played is the tree's, node for node.
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import argparse
 import itertools
 import os
@@ -28,10 +31,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+from agents.exact.fixed import fixed_policies  # noqa: E402
 from agents.exact.games import MiniCardPoker  # noqa: E402
 from agents.exact.solve import cfr  # noqa: E402
 from agents.exact.tree import CHANCE, DECISION, TERMINAL, GameTree  # noqa: E402
-from benchmarks.exact_card_poker import fixed_policies  # noqa: E402
 from envs.rules.card_poker import FIRST_BID, PASS, REVEAL  # noqa: E402
 from envs.rules.card_poker_mini import MiniCardPokerRules, hand_key  # noqa: E402
 

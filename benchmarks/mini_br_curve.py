@@ -27,6 +27,9 @@ policies: ``careful`` (the rule of thumb of ``benchmarks/exact_card_poker.py``) 
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import argparse
 import os
 import time

@@ -19,6 +19,9 @@ the percentages), the mean of both seats' exact best-response gains.
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import argparse
 import time
 

@@ -25,13 +25,11 @@ import argparse
 import copy
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
 
 from train.common.sb3 import load_config, make_vec_env, ppo_arguments  # noqa: E402
 

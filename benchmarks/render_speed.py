@@ -11,6 +11,9 @@ are measured in the same run, in alternating subprocesses, medians over ``--repe
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import argparse
 import json
 import statistics

@@ -15,10 +15,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
 
 from train import rllib as train_rllib  # noqa: E402
 from train.common import sb3 as train_ppo  # noqa: E402

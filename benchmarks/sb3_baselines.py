@@ -9,7 +9,7 @@ Rows: ``PPO``, ``A2C``, ``DQN``, ``QR-DQN``, ``TRPO``, ``RecurrentPPO`` (mask-un
 trained and measured with ``illegal_action="terminate"``, so an illegal action ends the
 game where it stands) and ``MaskablePPO`` (mask-aware: ``action_masks()``, never an
 illegal action), side by side. Each trains ``--budget`` steps per seed on the game's
-batched engine behind SB3's ``VecEnv`` (:class:`envs.vector.BatchedVecEnv`), with SB3's
+batched engine behind SB3's ``VecEnv`` (:class:`agents.tables.BatchedVecEnv`), with SB3's
 default hyperparameters except the number of parallel games and, for the value-based
 methods, a replay start and exploration scaled to the budget (``ALGOS``); the scorecard
 games train on rewards times 0.01 (the value nets' scale) and are measured in points.
@@ -45,15 +45,16 @@ from typing import Any
 
 import numpy as np
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 import envs  # noqa: E402, F401
 from agents import make_agent  # noqa: E402
 from agents.arena import mean_interval  # noqa: E402
+from agents.tables import BatchedVecEnv, play_games  # noqa: E402
 from envs import games  # noqa: E402
-from envs.vector import BatchedVecEnv, play_games  # noqa: E402
 
 EVAL_SEED = 10_000_000  # as train/ppo.py's evaluations: apart from every training seed
 SCORECARD_SCALE = 0.01  # training reward scale of the scorecard games

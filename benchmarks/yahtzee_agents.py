@@ -12,6 +12,9 @@ numbers), so agents face the same first rolls.
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import argparse
 import sys
 import time

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from envs.render.record import aec_frames, game_frames, write_video
+from agents.tables import game_frames
+from envs.render.record import aec_frames, write_video
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "img"

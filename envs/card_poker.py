@@ -7,7 +7,6 @@ from dataclasses import fields
 
 import numpy as np
 
-from agents import Agent
 from envs import games
 from envs.obs.card_poker import (
     deck_size,
@@ -25,7 +24,7 @@ from envs.rules.card_poker import (
     CardPokerRules,
     Phase,
 )
-from envs.table import TableEnv
+from envs.table import Seated, TableEnv
 
 # the table defaults (players, opponents) are the registry's
 _TABLE = games.get("card_poker")
@@ -125,7 +124,7 @@ class CardPokerEnv(TableEnv):
     def __init__(
         self,
         n_players: int = _TABLE.default_players,
-        opponents: str | Agent | Sequence[str | Agent] = _TABLE.default_opponents,
+        opponents: Seated | Sequence[Seated] | None = None,
         agent_seat: int | str = "random",
         episode: str = "deal",
         max_deals: int = 100,
@@ -134,7 +133,7 @@ class CardPokerEnv(TableEnv):
     ) -> None:
         self._setup_illegal(rules)
         self.rules = games.get("card_poker").make_rules(**rules)
-        self._setup_table("card_poker", n_players, opponents, agent_seat, rules)
+        self._setup_table("card_poker", n_players, opponents, agent_seat)
         if episode not in ("deal", "session"):
             raise ValueError(f"episode must be 'deal' or 'session', got {episode!r}")
         max_deals = games.check_whole("max_deals", max_deals, 1)

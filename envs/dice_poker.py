@@ -7,13 +7,12 @@ from dataclasses import fields
 
 import numpy as np
 
-from agents import Agent
 from envs import games
 from envs.obs.dice_poker import decode_observation, obs_fields, obs_size, obs_space, observe
 from envs.obs.dice_poker import layout as obs_layout
 from envs.render.text import render_dice_poker as render_game  # the old name
 from envs.rules.dice_poker import DicePokerMatch, DicePokerRules
-from envs.table import TableEnv
+from envs.table import Seated, TableEnv
 
 # the table defaults (players, opponents) are the registry's
 _TABLE = games.get("dice_poker")
@@ -103,7 +102,7 @@ class DicePokerEnv(TableEnv):
         self,
         n_dice: int = 5,
         n_players: int = _TABLE.default_players,
-        opponents: str | Agent | Sequence[str | Agent] = _TABLE.default_opponents,
+        opponents: Seated | Sequence[Seated] | None = None,
         agent_seat: int | str = "random",
         first_player: int | str = "roll",
         episode: str = "game",
@@ -113,7 +112,7 @@ class DicePokerEnv(TableEnv):
         game = games.by_fixed("n_dice", n_dice).name
         self._setup_illegal(rules)
         self.rules = games.get(game).make_rules(**rules)
-        self._setup_table(game, n_players, opponents, agent_seat, rules)
+        self._setup_table(game, n_players, opponents, agent_seat)
         first_player = games.check_seat("first_player", first_player, n_players, "roll")
         if episode not in ("game", "circle"):
             raise ValueError(f"episode must be 'game' or 'circle', got {episode!r}")

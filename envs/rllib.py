@@ -35,7 +35,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from envs import games
+from envs import games, seat_options
 from envs.vector import make_engine, reseed
 
 # Table options of the single-agent envs that an AEC table (every seat an agent) does not take.
@@ -184,7 +184,8 @@ def make_env(config: dict):
     vector env."""
     kwargs = dict(config["kwargs"])
     kind = config["kind"]
-    if kind == "vector":
+    if kind == "vector":  # agent specs in kwargs resolved one floor up, as gym.make_vec does
+        kwargs = seat_options(config["env_id"], kwargs, batched=True)
         return NextStepVectorEnv(config["env_id"], config.get("num_envs", 1), **kwargs)
     if kind == "single":
         return MaskedObs(gym.make(config["env_id"], **kwargs))

@@ -4,14 +4,32 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Sequence
+from typing import Protocol
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from agents import Agent, make_agent
 from envs import games
 from envs.spaces import LegalDiscrete, to_action
+
+
+class Seated(Protocol):
+    """What sits in an opponent's seat: an ``agents.Agent`` (the envs do not import the
+    agents layer; :mod:`agents.tables` turns agent specs into Agents)."""
+
+    name: str
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+    def seed(self, seed: int | None = None) -> None: ...
+
+
+def _acts(agent: object) -> bool:
+    """Whether ``agent`` can sit at a table (a :class:`Seated`: ``act`` and ``seed``)."""
+    return not isinstance(agent, type) and all(
+        callable(getattr(agent, m, None)) for m in ("act", "seed")
+    )
 
 
 class TextRenderEnv(gym.Env):
@@ -130,29 +148,30 @@ class TableEnv(TextRenderEnv):
         self,
         game: str,
         n_players: int,
-        opponents: str | Agent | Sequence[str | Agent],
+        opponents: Seated | Sequence[Seated],
         agent_seat: int | str,
-        rules: dict,
     ) -> None:
         low, high = games.get(game).players
         n_players = games.check_whole("n_players", n_players, max(low, 2), high)
         agent_seat = games.check_seat("agent_seat", agent_seat, n_players, "random")
-        if isinstance(opponents, str | Agent):
-            specs = [opponents] * (n_players - 1)
-        elif isinstance(opponents, list | tuple):
-            specs = list(opponents)
+        if isinstance(opponents, list | tuple):
+            seated = list(opponents)
         else:
+            seated = [opponents] * (n_players - 1)
+        bad = [o for o in seated if not _acts(o)]
+        if bad:
             raise ValueError(
-                f"opponents must be an agent spec (e.g. 'heuristic'), an Agent, or a list of "
-                f"{n_players - 1} of them, got {opponents!r}"
+                f"opponents must be an Agent or a list of {n_players - 1} Agents, got {bad[0]!r}; "
+                f"agent specs such as 'heuristic' are resolved by gym.make(id, opponents=...) "
+                f"or agents.make_env"
             )
-        if len(specs) != n_players - 1:
+        if len(seated) != n_players - 1:
             raise ValueError(
-                f"opponents lists {len(specs)} agents but {n_players} players need {n_players - 1}"
+                f"opponents lists {len(seated)} agents but {n_players} players need {n_players - 1}"
             )
         self.n_players = n_players
         self.agent_seat_option = agent_seat
-        self._opponents = [make_agent(s, game, **rules) for s in specs]
+        self._opponents = seated
 
     def _seat_players(self, rng: np.random.Generator) -> None:
         """Seed the opponents from the env's generator and seat everyone."""

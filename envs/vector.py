@@ -33,9 +33,11 @@ An engine is any object with ``n``, ``n_actions``, ``layout`` (its observation l
 ``action_masks()`` (``envs.batched``); :func:`make_engine` builds the one of a registered
 id. An engine class lists the table options it takes, with their defaults, in
 ``table_options`` (e.g. the poker tables' ``n_players``, ``opponents``, ``agent_seat``);
-opponents given by name ("heuristic", "random", "ppo:PATH") are built with
-``agents.make_agent`` and play through their ``act_batch``, and a callable on a batch of
-(observations, masks) sits as it is; an engine with ``seed(seed)`` is re-seeded through it
+opponents are Agents (played through their ``act_batch``) or callables on a batch of
+(observations, masks). Opponents given by name ("heuristic", "random", "ppo:PATH") are
+resolved one floor up: ``gym.make_vec`` does it through the entry point ``import envs``
+registers, and :mod:`agents.tables` has :func:`make_engine`, :class:`BatchedVecEnv` and
+:func:`play_games` that take names. An engine with ``seed(seed)`` is re-seeded through it
 (its opponents too).
 """
 
@@ -90,32 +92,28 @@ def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
     rules = game.make_rules(**rule_options)
     kwargs = {k: table[k] for k in takes if k in table}
     if "opponents" in takes:
-        spec = kwargs.get("opponents", takes["opponents"])
-        kwargs["opponents"] = _opponents(spec, game.name, rule_options)
+        kwargs["opponents"] = _opponents(kwargs.get("opponents"))
     engine = engine_cls(int(num_envs), rules, seed=seed, **kwargs)
     return engine, engine.layout.box(), float(reward_scale)
 
 
-def _opponents(spec: Any, game: str, rules: dict) -> Any:
-    """Opponent specs as batched policies: a name becomes ``make_agent(name, game)`` (one
-    agent per distinct name), an Agent or any callable on (observations, masks) stays."""
-    from agents import Agent, make_agent  # the wrappers sit above the agents
-
-    made: dict[str, Agent] = {}
-
-    def one(s: Any) -> Any:
+def _opponents(spec: Any) -> Any:
+    """The opponents as they sit: an Agent or any callable on a batch of (observations,
+    masks), or a list of them. Agent specs are resolved one floor up (``gym.make_vec``,
+    :mod:`agents.tables`)."""
+    for s in spec if isinstance(spec, list | tuple) else [spec]:
         if isinstance(s, str):
-            if s not in made:
-                made[s] = make_agent(s, game, **rules)
-            return made[s]
-        if isinstance(s, Agent) or callable(s):
-            return s
-        raise ValueError(
-            f"an opponent is an agent name (e.g. 'heuristic'), an Agent or a callable on a "
-            f"batch of (observations, masks), got {s!r}"
-        )
-
-    return [one(s) for s in spec] if isinstance(spec, list | tuple) else one(spec)
+            raise ValueError(
+                f"the opponent {s!r} is an agent name: gym.make_vec and agents.tables "
+                f"(make_engine, BatchedVecEnv, play_games) resolve names; envs.vector takes "
+                f"Agents or callables on a batch of (observations, masks)"
+            )
+        if not (callable(s) or callable(getattr(s, "act_batch", None))):
+            raise ValueError(
+                f"an opponent is an agent name (e.g. 'heuristic'), an Agent or a callable on a "
+                f"batch of (observations, masks), got {s!r}"
+            )
+    return spec
 
 
 def reseed(engine: Any, seed: int) -> None:

@@ -205,11 +205,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def record_one_game(args: argparse.Namespace, players: int, rules: dict) -> Path:
     """One game of ``args.agents`` at one table (alone-play: all of them at one table)."""
-    from envs.render.record import record_game
+    from agents.tables import record_game
 
     if players == 1:
         players = len(args.agents)
-    return record_game(args.game, args.agents, args.record, players, args.seed, **rules)
+    return record_game(args.game, args.agents, args.record, players, seed=args.seed, **rules)
 
 
 def main(argv: list[str] | None = None) -> ArenaResult:

@@ -35,10 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 from agents import make_agent
 from agents.arena import Z95, display_name, wilson_interval
 from agents.optimal.dice_poker import win_probabilities
+from agents.tables import play_games
 from envs import games
 from envs.cli import add_rule_argument, rule_options
 from envs.rules.dice_poker import DicePokerRules
-from envs.vector import play_games
 
 
 def seat_results(
@@ -47,15 +47,17 @@ def seat_results(
     opponents: str,
     games_per_seat: int,
     seed: int = 0,
-    n_players: int = 3,
+    n_players: int | None = None,
     **rules,
 ) -> dict:
-    """``agent`` (an Agent or a spec) in each place against ``opponents`` in the others.
+    """``agent`` (an Agent or a spec) in each place against ``opponents`` in the others, at
+    a table of ``n_players`` (default the registry's ``default_players``).
 
     Returns ``chips`` and ``chips_ci95`` (random seat), and per place lists ``seat_chips``,
     ``seat_chips_ci95``, ``seat_win``, ``seat_win_lo``, ``seat_win_hi``; ``win`` the
     random-seat win rate."""
     games.rules_for(game, DicePokerRules, "seat_results", **rules)
+    n_players = games.get(game).default_players if n_players is None else n_players
     agent = make_agent(agent, game, **rules)
     gym_id = games.get(game).gym_id
     means, ses, wins, lo, hi = [], [], [], [], []
@@ -93,9 +95,11 @@ def seat_results(
     }
 
 
-def exact_seats(game: str, n_players: int = 3, **rules) -> list[float]:
-    """``win_probabilities`` of the solver for the rules of ``game`` (places in turn order)."""
+def exact_seats(game: str, n_players: int | None = None, **rules) -> list[float]:
+    """``win_probabilities`` of the solver for the rules of ``game`` (places in turn order)
+    at a table of ``n_players`` (default the registry's ``default_players``)."""
     r = games.rules_for(game, DicePokerRules, "exact_seats", **rules)
+    n_players = games.get(game).default_players if n_players is None else n_players
     variant = {k: v for k, v in rules.items() if k != "ante"}
     return win_probabilities(n_players, r.n_dice, **variant)
 
@@ -135,7 +139,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--agents", nargs="+", required=True, help="agent specs for the seat")
     parser.add_argument("--opponents", nargs="+", default=["heuristic", "optimal"])
     parser.add_argument("--games", type=int, default=100_000, help="games per place")
-    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument(
+        "--players", type=int, default=None, help="seats at the table (default: the game's)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     add_rule_argument(parser)
     parser.add_argument("--json", help="write the results here")
@@ -145,6 +151,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     rules = rule_options(
         parser, args, games.get(args.game).rule_options, games.get(args.game).make_rules
     )
+    if args.players is None:
+        args.players = games.get(args.game).default_players
     results = [
         seat_results(a, args.game, o, args.games, args.seed, args.players, **rules)
         for o in args.opponents

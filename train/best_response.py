@@ -11,7 +11,7 @@ and checked by its code: ``ppo:`` gives MaskablePPO's arguments, ``run:`` the se
 ``final_eval_episodes`` (``--eval-games``) and ``torch_threads``, and ``env:`` the
 defaults of ``--game`` (its id), ``--players`` (``n_players``), ``--against``
 (``opponents``) and the rules. A fresh MaskablePPO learner sits in a random seat of
-``--players`` seats on the game's batched engine (:class:`envs.vector.BatchedVecEnv`); the
+``--players`` seats on the game's batched engine (:class:`agents.tables.BatchedVecEnv`); the
 frozen agent ``--against`` (any ``agents.make_agent`` spec: ``careful``, ``bluffer``,
 ``quick``, ``heuristic``, ``optimal``, ``random``, ``ppo:PATH``) plays every other seat.
 After ``--steps`` of the learner's decisions its greedy policy plays ``--eval-games`` deals
@@ -63,10 +63,10 @@ import envs  # noqa: F401  (registers the ids)
 from agents import Agent, make_agent
 from agents.arena import display_name, mean_interval, wilson_interval
 from agents.atomic import atomic_write, write_text
+from agents.tables import BatchedVecEnv, play_games
 from envs import games
 from envs.cli import add_rule_argument, rule_options
 from envs.rules.dice_poker import DicePokerRules
-from envs.vector import BatchedVecEnv, play_games
 from tools.benchmark import check_fits, check_spec, json_safe
 from train.common import results
 from train.common.config import ConfigError, is_int

@@ -58,9 +58,9 @@ from agents import Agent, make_agent
 from agents.atomic import atomic_write, write_text
 from agents.members import Members
 from agents.ppo import PPOAgent
+from agents.tables import BatchedVecEnv, make_engine, play_games
 from envs import games
 from envs.cli import add_rule_argument, rule_options
-from envs.vector import BatchedVecEnv, make_engine, play_games
 from train.common import sb3
 from train.common.config import (
     ConfigError,

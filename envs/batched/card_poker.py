@@ -539,11 +539,11 @@ class BatchedCardPokerTable:
     learner's chips of each deal, paid on the step that ends it, as ``CardPoker-v0``.
     """
 
-    # keyword options envs.vector.make_engine passes through, with CardPoker-v0's defaults;
-    # it turns agent specs given as opponents into Agents
+    # keyword options envs.vector.make_engine passes through, with CardPoker-v0's defaults
+    # (opponents given by name are resolved above the envs: gym.make_vec, agents.tables)
     table_options = {
         "n_players": _TABLE.default_players,
-        "opponents": _TABLE.default_opponents,
+        "opponents": None,  # Agents or batched policies (specs: gym.make_vec)
         "agent_seat": "random",
         "episode": "deal",
         "max_deals": 100,

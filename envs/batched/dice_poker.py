@@ -743,7 +743,7 @@ class BatchedDicePokerSingle:
 
     table_options = {
         "n_players": _TABLE.default_players,
-        "opponents": _TABLE.default_opponents,
+        "opponents": None,  # Agents or batched policies (specs: gym.make_vec)
         "agent_seat": "random",
         "first_player": "roll",
         "episode": "game",

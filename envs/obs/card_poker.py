@@ -29,9 +29,10 @@ def deck_size(deck: int = 36, joker_card: str | None = "6S") -> int:
 
 
 @cache
-def layout(n_cards: int = 36, n_players: int = 3) -> Layout:
+def layout(n_cards: int, n_players: int) -> Layout:
     """The observation layout for a deck of ``n_cards`` cards and ``n_players`` players
-    (``n_players=0`` gives the fixed part only, used to read the count from a length)."""
+    (``n_players=0`` gives the fixed part only, used to read the count from a length; the
+    table's default count is the registry's, ``envs.games``' ``default_players``)."""
     inf = np.inf
     n = n_players
     out = Layout(

@@ -1,7 +1,7 @@
 """Videos of games: frames to an animated GIF (Pillow) or an MP4 (imageio-ffmpeg), and
 whole games played by agents and recorded.
 
-    from envs.render.record import record_game
+    from agents.tables import record_game
     record_game("dice_poker", ["optimal", "heuristic", "random"], "game.gif", seed=1)
 
 - :func:`write_video` writes frames; the suffix picks the format. GIF needs nothing
@@ -10,7 +10,8 @@ whole games played by agents and recorded.
 - :func:`record_episode` plays one episode of a Gymnasium env made with
   ``render_mode="rgb_array"`` with one agent.
 - :func:`record_aec_episode` plays one game of a PettingZoo env with an agent in every seat.
-- :func:`record_game` builds that table for a game name (as ``make_agent`` knows them).
+- :func:`record_game` builds that table for a game name, with Agents in the seats
+  (``agents.tables.record_game``, one floor up, takes agent specs).
 - :func:`episode_frames`, :func:`aec_frames`, :func:`game_frames`: the same frames as
   lists, for pictures made from them.
 - :class:`VideoRecorder` collects frames one by one (for a program that plays a table
@@ -225,24 +226,33 @@ def record_game(
     players: int | None = None,
     seed: int = 0,
     fps: float = DEFAULT_FPS,
+    *,
+    labels: dict[int, str] | None = None,
     **rules,
 ) -> Path:
-    """Record one game of ``game`` (a name of ``agents.GAMES``) played by ``agents`` (specs
-    or Agents): seat ``k`` plays ``agents[k % len(agents)]``; ``players`` defaults to one
-    seat per agent. A scorecard game with one player is played alone (``Yahtzee-v0`` or
-    ``YahtzeeClassic-v0``). ``rules`` are the game's rule options."""
+    """Record one game of ``game`` (a name of the registry, :mod:`envs.games`) played by
+    ``agents`` (Agents: ``agents.tables.record_game`` takes agent specs): seat ``k`` plays
+    ``agents[k % len(agents)]``; ``players`` defaults to one seat per agent. A scorecard game
+    with one player is played alone (``Yahtzee-v0`` or ``YahtzeeClassic-v0``). ``labels``:
+    seat -> name in the picture (default the agents' names); ``rules`` are the game's rule
+    options."""
     path = check_path(path)
-    return write_video(game_frames(game, agents, players, seed, **rules), path, fps)
+    frames = game_frames(game, agents, players, seed, labels=labels, **rules)
+    return write_video(frames, path, fps)
 
 
 def game_frames(
-    game: str, agents: Sequence, players: int | None = None, seed: int = 0, **rules
+    game: str,
+    agents: Sequence,
+    players: int | None = None,
+    seed: int = 0,
+    *,
+    labels: dict[int, str] | None = None,
+    **rules,
 ) -> list[np.ndarray]:
     """The frames of :func:`record_game`, without writing them."""
     from importlib import import_module
 
-    from agents import make_agent
-    from agents.arena import display_name
     from envs import games
 
     record = games.get(game)  # names the registered games if there is no such game
@@ -252,22 +262,28 @@ def game_frames(
     low, high = record.players
     if isinstance(players, bool) or not isinstance(players, int) or not low <= players <= high:
         raise ValueError(f"{game} is played by {low}-{high} players, got {players!r}")
-    specs = [agents[k % len(agents)] for k in range(players)]
-    built = [make_agent(s, game, **rules) for s in specs]
-    for k, agent in enumerate(built):
+    seated = [agents[k % len(agents)] for k in range(players)]
+    for agent in seated:
+        if isinstance(agent, str) or not callable(getattr(agent, "act", None)):
+            raise ValueError(
+                f"record_game seats Agents, got {agent!r}; agents.tables.record_game takes "
+                f"agent specs such as 'heuristic'"
+            )
+    for k, agent in enumerate(seated):
         agent.seed(seed + 1 + k)
     if players == 1:  # a game played alone: the single-player env
         import gymnasium as gym
 
         env = gym.make(record.gym_id, render_mode="rgb_array", **rules)
-        return episode_frames(env, built[0], seed)[0]
-    labels = {k: display_name(s) for k, s in enumerate(specs)}
+        return episode_frames(env, seated[0], seed)[0]
+    if labels is None:
+        labels = {k: getattr(a, "name", type(a).__name__) for k, a in enumerate(seated)}
     env = import_module(record.aec_module).env(n_players=players, **record.aec_kwargs, **rules)
     view = None
     if record.result == "points":  # scorecard agents read one player's observation
         own = record.observation(env.unwrapped.rules, 1).shape[0]
         view = lambda vector: vector[:own]  # noqa: E731  (others_total comes last)
-    return aec_frames(env, built, seed, labels, view)[0]
+    return aec_frames(env, seated, seed, labels, view)[0]
 
 
 def read_frames(path: str | os.PathLike) -> list[np.ndarray]:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
+import envs  # noqa: F401  (registers the ids)
 from agents import make_agent
 from agents.heuristic.card_poker import CardPokerBluffer, CardPokerCareful
 from agents.random_agent import RandomAgent
-from envs.card_poker import CardPokerEnv, decode_observation, observe
+from envs.card_poker import decode_observation, observe
 from envs.rules.card_poker import FIRST_BID, PASS, REVEAL, CardPokerGame, CardPokerRules
 
 
@@ -47,7 +49,9 @@ def test_bad_bluff_rate():
 )
 def test_agents_always_act_legally(rules):
     # the env raises ValueError on any illegal action of an opponent
-    env = CardPokerEnv(n_players=4, opponents=["careful", "bluffer", "random"], **rules)
+    env = gym.make(
+        "CardPoker-v0", n_players=4, opponents=["careful", "bluffer", "random"], **rules
+    ).unwrapped
     me = make_agent("careful", "card_poker", **rules)
     for seed in range(60):
         obs, info = env.reset(seed=seed)

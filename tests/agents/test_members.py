@@ -9,7 +9,7 @@ import pytest
 from agents import make_agent
 from agents.members import Members, stackable
 from agents.ppo import PPOAgent
-from envs.vector import BatchedVecEnv, make_engine
+from agents.tables import BatchedVecEnv, make_engine
 
 
 def _ppo(seed: int, net_arch, deterministic: bool = True, activation: str = "tanh"):

@@ -12,9 +12,11 @@ import itertools
 from functools import cache
 from math import sqrt
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
+import envs  # noqa: F401  (registers the ids)
 from agents import make_agent
 from agents.heuristic.dice_poker import DicePokerHeuristic
 from agents.optimal.dice_poker import (
@@ -25,7 +27,7 @@ from agents.optimal.dice_poker import (
     target_odds,
     win_probabilities,
 )
-from envs.dice_poker import DicePokerEnv, observe
+from envs.dice_poker import observe
 from envs.rules.dice import multisets
 from envs.rules.dice_poker import DicePokerGame, DicePokerRules
 
@@ -200,8 +202,8 @@ def test_beats_the_heuristic():
 
 
 def test_agent_in_the_env_plays_legal_moves_and_follows_the_rules_options():
-    env = DicePokerEnv(
-        n_dice=5,
+    env = gym.make(
+        "DicePoker-v0",
         n_players=3,
         opponents="optimal",
         lock_kept_dice=False,

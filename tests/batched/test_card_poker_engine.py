@@ -10,9 +10,10 @@ import pytest
 import envs  # noqa: F401  (registers the ids)
 from agents import make_agent
 from agents.heuristic.card_poker_batch import CardPokerQuick
+from agents.tables import BatchedVecEnv, make_engine, play_games
 from envs.batched.card_poker import BatchedCardPoker, BatchedCardPokerTable
 from envs.rules.card_poker import CardPokerRules
-from envs.vector import BatchedVecEnv, BatchedVectorEnv, make_engine, play_games
+from envs.vector import BatchedVectorEnv
 
 
 def random_actions(rng, mask):

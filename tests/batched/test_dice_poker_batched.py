@@ -9,12 +9,12 @@ import pytest
 
 import envs  # noqa: F401
 from agents import make_agent
+from agents.tables import BatchedVecEnv, play_games
 from benchmarks import batched_distributions
 from envs.batched.dice_poker import BatchedDicePoker, BatchedDicePokerSingle
 from envs.dice_poker import DicePokerEnv
 from envs.rules.dice import multisets
 from envs.rules.dice_poker import DicePokerRules
-from envs.vector import BatchedVecEnv, play_games
 
 
 def _decisions(rules, n_players, n, steps, seed):

@@ -18,107 +18,20 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from envs.batched.dice_poker import BatchedDicePoker, BatchedDicePokerSingle
+from envs.batched.dice_poker import BatchedDicePokerSingle
+from envs.batched.differential import DICE_FIVE, DICE_SIX, run_dice_poker
 from envs.obs.dice_poker import observe
 from envs.rules.dice_poker import DicePokerMatch, DicePokerRules
 
-# (rules options, n_players, episode, first_player, games): >= 10,000 games per group
-FIVE = [
-    ({}, 3, "game", "roll", 2_500),
-    ({"lock_kept_dice": False, "full_house_tiebreak": "triple"}, 2, "circle", 1, 2_000),
-    ({"two_pairs_tiebreak": "high_pair", "ante": 3}, 6, "game", "roll", 2_000),
-    (
-        {"full_house_tiebreak": "triple", "two_pairs_tiebreak": "high_pair"},
-        4,
-        "circle",
-        "roll",
-        2_000,
-    ),
-    ({"lock_kept_dice": False}, 5, "game", 0, 1_500),
-]
-SIX = [
-    ({}, 3, "game", "roll", 3_000),
-    ({"pyramid": "ascending", "six_dice_low_hands": False}, 2, "circle", "roll", 2_000),
-    ({"pyramid": "any", "lock_kept_dice": False}, 6, "game", 2, 2_000),
-    ({"six_dice_low_hands": False, "ante": 2}, 4, "circle", "roll", 1_500),
-    ({"lock_kept_dice": False, "pyramid": "ascending"}, 5, "game", "roll", 1_500),
-]
-
-
-def _scalar_obs(matches) -> np.ndarray:
-    return np.stack(
-        [
-            observe(m.game, m.current_player, m.games_left, m.chips[m.current_player])
-            for m in matches
-        ]
-    )
-
-
-def _run(n_dice, options, n_players, episode, first_player, n_games, seed, slots=400):
-    """Play until ``n_games`` games have ended; returns (games, table-steps in a play-off)."""
-    rules = DicePokerRules(n_dice=n_dice, **options)
-    rng = np.random.default_rng(seed)
-    batch = BatchedDicePoker(
-        slots, rules, n_players=n_players, episode=episode, first_player=first_player
-    )
-    n_games_each = n_players if episode == "circle" else 1
-    first = None if first_player == "roll" else first_player
-
-    def start(which):
-        chance = rng.integers(1, 7, size=(slots, n_dice))
-        seating = rng.integers(1, 7, size=(slots, 40, n_players))
-        batch.reset(which, chance, seating)
-        return [
-            DicePokerMatch(n_players, None, rules, n_games_each, first, chance[g], seating[g])
-            for g in range(slots)
-        ]
-
-    matches = start(None)
-    games = playoffs = 0
-    while games < n_games:
-        seats = np.array([m.current_player for m in matches])
-        np.testing.assert_array_equal(batch.current_player, seats)
-        obs, mask = batch.observe(), batch.action_masks()
-        want = _scalar_obs(matches)
-        if not np.array_equal(obs, want):
-            g = int(np.flatnonzero((obs != want).any(axis=1))[0])
-            np.testing.assert_array_equal(obs[g], want[g], err_msg=f"observation, table {g}")
-        want = np.stack([m.game.action_mask() for m in matches])
-        np.testing.assert_array_equal(mask, want)
-        random = (rng.random(mask.shape) * mask).argmax(axis=1)
-        actions = np.where(rng.random(slots) < 0.4, 0, random)
-        chance = rng.integers(1, 7, size=(slots, 2 * n_dice))
-        pay = batch.step(actions, chance)
-        want = np.zeros_like(pay)
-        for g, m in enumerate(matches):
-            for seat, chips in m.step(int(actions[g]), chance[g]).items():
-                want[g, seat] = chips
-        np.testing.assert_array_equal(pay, want)
-        playoffs += int((batch.playoff > 0).sum())
-        games += int((pay != 0).any(axis=1).sum()) if rules.ante else 0
-        np.testing.assert_array_equal(batch.chips, np.array([m.chips for m in matches]))
-        done = batch.done
-        np.testing.assert_array_equal(done, [m.done for m in matches])
-        if done.any():
-            last = batch.observe()[done]
-            want = [
-                observe(m.game, int(s), m.games_left, m.chips[int(s)])
-                for m, s in zip(
-                    np.array(matches, dtype=object)[done], batch.last_player[done], strict=True
-                )
-            ]
-            np.testing.assert_array_equal(last, np.stack(want))
-            fresh = start(done)
-            matches = [fresh[g] if done[g] else m for g, m in enumerate(matches)]
-    return games, playoffs
-
 
 @pytest.mark.heavy
-@pytest.mark.parametrize(("n_dice", "group"), [(5, FIVE), (6, SIX)], ids=["five", "six"])
+@pytest.mark.parametrize(("n_dice", "group"), [(5, DICE_FIVE), (6, DICE_SIX)], ids=["five", "six"])
 def test_batched_equals_scalar(n_dice, group):
     total = 0
     for i, (options, n_players, episode, first_player, n_games) in enumerate(group):
-        games, playoffs = _run(n_dice, options, n_players, episode, first_player, n_games, i)
+        games, playoffs = run_dice_poker(
+            n_dice, options, n_players, episode, first_player, n_games, i
+        )
         assert games >= n_games and playoffs > 0
         total += games
     assert total >= 10_000

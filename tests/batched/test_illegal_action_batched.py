@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 import envs  # noqa: F401
+from agents.tables import BatchedVecEnv, make_engine
 from envs import games
-from envs.vector import BATCHED_IDS, BatchedVecEnv, BatchedVectorEnv, make_engine
+from envs.vector import BATCHED_IDS, BatchedVectorEnv
 
 N = 8
 POKER_IDS = tuple(games.get(n).gym_id for n in games.of_kind("chips"))

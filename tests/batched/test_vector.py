@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import envs  # noqa: F401
+from agents.tables import BatchedVecEnv, play_games
 from envs.batched.scorecard import BatchedScorecard
-from envs.vector import BATCHED_IDS, BatchedVecEnv, BatchedVectorEnv, play_games
+from envs.vector import BATCHED_IDS, BatchedVectorEnv
 
 SCORECARD_IDS = ("Yahtzee-v0", "YahtzeeClassic-v0")
 

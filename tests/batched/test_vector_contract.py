@@ -10,7 +10,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import envs  # noqa: F401  (registers the ids)
-from envs.vector import BatchedVecEnv
+from agents.tables import BatchedVecEnv
 
 N = 6
 

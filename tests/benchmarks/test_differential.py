@@ -1,27 +1,19 @@
 """benchmarks/differential.py: every variant group of the three differential tests, run
-through the tests' own code, and the table it prints."""
+through the runners the tests run (envs.batched.differential), and the table it prints."""
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import pytest
 
 from benchmarks import differential
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "batched"))
+from envs.batched.differential import CARD_GROUPS, DICE_FIVE, DICE_SIX, SCORECARD_VARIANTS
 
 
 def test_every_variant_of_the_differential_tests_is_a_case():
-    from test_card_poker_differential import GROUPS
-    from test_dice_poker_differential import FIVE, SIX
-    from test_scorecard_differential import VARIANTS
-
     cases = {name: list(section()) for name, section in differential.SECTIONS.items()}
-    assert len(cases["scorecard"]) == len(VARIANTS)
-    assert len(cases["dice_poker"]) == len(FIVE) + len(SIX)
-    assert len(cases["card"]) == sum(len(c) for c in GROUPS.values())
+    assert len(cases["scorecard"]) == len(SCORECARD_VARIANTS)
+    assert len(cases["dice_poker"]) == len(DICE_FIVE) + len(DICE_SIX)
+    assert len(cases["card"]) == sum(len(c) for c in CARD_GROUPS.values())
 
 
 @pytest.mark.parametrize("section", list(differential.SECTIONS))

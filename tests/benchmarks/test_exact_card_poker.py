@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.exact.fixed import fixed_policies
 from agents.exact.games import MiniCardPoker
 from agents.exact.tree import GameTree
-from benchmarks.exact_card_poker import fixed_policies
 from benchmarks.mini_best_response import TreeTables, main, observations
 from envs.rules.card_poker_mini import MiniCardPokerRules
 

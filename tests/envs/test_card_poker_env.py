@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import envs  # noqa: F401  (registers the ids)
-from envs.card_poker import CardPokerEnv, decode_observation, obs_size
+from envs.card_poker import decode_observation, obs_size
 from envs.rules.card_poker import FIRST_BID, PASS, REVEAL
 
 VARIANTS = [
@@ -114,7 +114,7 @@ def test_illegal_action_raises_and_changes_nothing(action):
 
 
 def test_step_after_the_end_and_before_reset():
-    env = CardPokerEnv(opponents="random")
+    env = gym.make("CardPoker-v0", opponents="random").unwrapped
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
     play(env, seed=0)

@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import envs  # noqa: F401  (registers the ids)
-from envs.dice_poker import DicePokerEnv, decode_observation, obs_size
+from envs.dice_poker import decode_observation, obs_size
 
 VARIANTS = [
     ("DicePoker-v0", {}),
@@ -152,14 +152,14 @@ def test_render_ansi_shows_every_player():
 
 
 def test_render_human_prints(capsys):
-    env = DicePokerEnv(render_mode="human")
+    env = gym.make("DicePoker-v0", render_mode="human").unwrapped
     env.reset(seed=0)
     env.step(0)
     assert "Dice poker" in capsys.readouterr().out
 
 
 def test_step_before_reset_and_after_end():
-    env = DicePokerEnv()
+    env = gym.make("DicePoker-v0").unwrapped
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
     play(env, 0)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import envs  # noqa: F401  (registers the ids)
+from agents.tables import record_game
 from envs import games
 from envs.multi import card_poker_v0, dice_poker_v0, yahtzee_v0
 from envs.render import card_poker, dice_poker, scorecard
@@ -18,7 +19,6 @@ from envs.render.record import (
     read_frames,
     record_aec_episode,
     record_episode,
-    record_game,
     write_video,
 )
 from envs.rules.card_poker import CardPokerRules

@@ -10,8 +10,8 @@ import pytest
 from stable_baselines3 import A2C, DQN, PPO
 
 import envs  # noqa: F401
+from agents.tables import BatchedVecEnv
 from envs import games
-from envs.vector import BatchedVecEnv
 
 IDS = tuple(games.get(n).gym_id for n in games.names())
 SMALL = {"net_arch": [32, 32]}

@@ -11,8 +11,8 @@ import pytest
 
 from agents.degenerate import AlwaysMax, AlwaysPass
 from agents.optimal.dice_poker import win_probabilities
+from agents.tables import play_games
 from benchmarks.exploitability_table import table
-from envs.vector import play_games
 from train.best_response import best_response, dice_ceiling, load_config, main
 from train.common.config import ConfigError
 

@@ -189,7 +189,7 @@ def _snapshot_zips(tmp_path, n: int) -> list:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecNormalize
 
-    from envs.vector import BatchedVecEnv, make_engine
+    from agents.tables import BatchedVecEnv, make_engine
     from train.common.sb3 import save_model
 
     zips = []

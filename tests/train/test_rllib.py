@@ -26,8 +26,8 @@ from ray.rllib.core.columns import Columns  # noqa: E402
 
 from agents import make_agent  # noqa: E402
 from agents.rllib import RLlibAgent  # noqa: E402
+from agents.tables import play_games  # noqa: E402
 from envs.rllib import NextStepVectorEnv, TurnTable, make_env, masked_space  # noqa: E402
-from envs.vector import play_games  # noqa: E402
 from train import rllib as train_rllib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -617,7 +617,7 @@ def test_self_play_evicts_snapshots_that_left_the_pool(tmp_path, a_model_zip):
 
 def test_dice_poker_config_trains_on_the_batched_engine(tmp_path):
     """dice_poker.yaml (self-play pool included) with run.engine: batched, a tiny budget."""
-    from envs.vector import BatchedVecEnv
+    from agents.tables import BatchedVecEnv
     from train.common.sb3 import make_vec_env
 
     data = yaml.safe_load(find_config("dice_poker.yaml").read_text())

@@ -28,8 +28,9 @@ import envs  # noqa: F401  (registers the ids)
 from agents import Agent, make_agent
 from agents.atomic import atomic_write
 from agents.ppo import load_model, load_normalizer, normalizer_path
+from agents.tables import BatchedVecEnv, play_games
 from envs import games
-from envs.vector import BATCHED_IDS, BatchedVecEnv, play_games
+from envs.vector import BATCHED_IDS
 from train.common.config import (
     ConfigError,
     build,
