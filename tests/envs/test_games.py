@@ -279,6 +279,7 @@ def test_table_defaults_and_the_reverse_lookup_live_in_the_registry():
     play several games find theirs with one lookup (``by_fixed``)."""
     import inspect
 
+    from agents import make_agent
     from envs.batched.dice_poker import BatchedDicePokerSingle
     from envs.card_poker import CardPokerEnv
     from envs.dice_poker import DicePokerEnv
@@ -287,10 +288,18 @@ def test_table_defaults_and_the_reverse_lookup_live_in_the_registry():
     assert games.by_fixed("rules", "classic").short_title == "Classic Yahtzee"
     with pytest.raises(ValueError, match="n_dice must be one of"):
         games.by_fixed("n_dice", 5.0)
-    for cls, game in ((DicePokerEnv, "dice_poker"), (CardPokerEnv, "card_poker")):
+    for cls, game, env_id in (
+        (DicePokerEnv, "dice_poker", "DicePoker-v0"),
+        (CardPokerEnv, "card_poker", "CardPoker-v0"),
+    ):
         params = inspect.signature(cls).parameters
         assert params["n_players"].default == games.get(game).default_players
-        assert params["opponents"].default == games.get(game).default_opponents
+        # the classes seat Agents only; a gym id's default opponents are the registry's,
+        # resolved one floor up (agents.tables.seat_options)
+        assert params["opponents"].default is None
+        seated = gym.make(env_id).unwrapped._opponents
+        default = make_agent(games.get(game).default_opponents, game=game).name
+        assert [a.name for a in seated] == [default] * len(seated)
     assert (
         BatchedDicePokerSingle.table_options["n_players"] == games.get("dice_poker").default_players
     )
