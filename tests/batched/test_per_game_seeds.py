@@ -122,3 +122,93 @@ def test_row_generator_reads_the_leading_axis_as_the_games():
     with pytest.warns(RuntimeWarning, match=r"shape \(3,\) while asked for 2 games"):
         fallback = rows.random(3)  # not rows first: from the opponent's own Generator
     np.testing.assert_array_equal(fallback, np.random.default_rng(0).random(3))
+
+
+def _draw_state(vec):
+    """Everything a list-seeded env's games draw from: each stream's Generator state, buffer
+    and place in it, and the engine's (and so the opponents') own Generator."""
+    d = vec.engine.draws
+    return (
+        [g.bit_generator.state for g in d.generators],
+        d._buf.copy(),
+        d._at.copy(),
+        vec.engine.rng.bit_generator.state,
+    )
+
+
+def _same_state(a, b) -> bool:
+    return (
+        a[0] == b[0]
+        and np.array_equal(a[1], b[1])
+        and np.array_equal(a[2], b[2])
+        and (a[3] == b[3])
+    )
+
+
+def test_earlier_refused_calls_in_the_process_do_not_change_a_game():
+    """The sequence of the harden h7 script (a BatchedVecEnv, a refused set_attr, a refused
+    render_mode, refused seeds), then game 1 of [1, 2, 3] against the same game alone."""
+    from envs.vector import BatchedVecEnv
+
+    kw = {"vectorization_mode": "vector_entry_point"}
+    v = BatchedVecEnv("DicePoker-v0", 3, seed=0)
+    with pytest.raises(ValueError, match="set_attr"):
+        v.set_attr("x", 1, indices=[0])
+    with pytest.raises(ValueError, match="render_mode"):
+        gym.make_vec("DicePoker-v0", num_envs=2, render_mode="rgb_array", **kw)
+    g = gym.make_vec("DicePoker-v0", num_envs=3, **kw)
+    for bad in (True, [1, 2]):
+        with pytest.raises(ValueError):
+            g.reset(seed=bad)
+    in_batch = g.reset(seed=[1, 2, 3])[0][1]
+    alone = gym.make_vec("DicePoker-v0", num_envs=1, **kw).reset(seed=[2])[0][0]
+    np.testing.assert_array_equal(in_batch, alone)
+    assert _same(_play("DicePoker-v0", {}, [1, 2, 3], 1, 40), _play("DicePoker-v0", {}, [2], 0, 40))
+
+
+@pytest.mark.parametrize("env_id", ["YahtzeeClassic-v0", "DicePoker-v0", "CardPoker-v0"])
+def test_a_refused_call_leaves_the_draws_untouched(env_id):
+    """A bad seed, a refused set_attr and an illegal action under "raise" draw nothing: the
+    games then play on as those of an env that never saw the refused calls."""
+    kw = {"num_envs": 3, "vectorization_mode": "vector_entry_point"}
+    a, b = gym.make_vec(env_id, **kw), gym.make_vec(env_id, **kw)
+    obs, info = a.reset(seed=[4, 5, 6])
+    b.reset(seed=[4, 5, 6])
+    rng = np.random.default_rng(3)
+    for _ in range(3):  # into the games, so the buffers are part used
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
+        a.step(acts)
+        obs, _, _, _, info = b.step(acts)
+    before = _draw_state(a)
+    for bad in ([1, 2], True, [1, -2, 3]):
+        with pytest.raises(ValueError):
+            a.reset(seed=bad)
+    masks = info["action_mask"]
+    illegal = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+    bad_game = int(np.flatnonzero((~masks).any(axis=1))[0])
+    illegal[bad_game] = int(np.flatnonzero(~masks[bad_game])[0])
+    with pytest.raises(ValueError):
+        a.step(illegal)
+    assert _same_state(before, _draw_state(a))
+    for _ in range(20):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
+        oa = a.step(acts)
+        ob = b.step(acts)
+        info = ob[4]
+        for x, y in zip(oa[:4], ob[:4], strict=True):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_a_refused_set_attr_draws_nothing():
+    from envs.vector import BatchedVecEnv
+
+    a, b = BatchedVecEnv("DicePoker-v0", 3, seed=0), BatchedVecEnv("DicePoker-v0", 3, seed=0)
+    a.reset(), b.reset()
+    state = a.engine.rng.bit_generator.state
+    with pytest.raises(ValueError, match="set_attr"):
+        a.set_attr("x", 1, indices=[0])
+    assert a.engine.rng.bit_generator.state == state
+    acts = np.array([np.flatnonzero(m)[0] for m in a.action_masks()])
+    a.step_async(acts), b.step_async(acts)
+    for x, y in zip(a.step_wait()[:3], b.step_wait()[:3], strict=True):
+        np.testing.assert_array_equal(x, y)
