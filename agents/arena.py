@@ -43,6 +43,11 @@ How games are played (``train/benchmark.py`` is the command-line front end):
 - **Ratings**: openskill's Plackett-Luce model, updated game by game in game order
   with the agents ranked by their result (ties share a rank); ``ordinal`` is
   ``mu - 3 sigma``.
+- **Illegal actions.** The arena's players are ``make_agent`` agents, which choose from the
+  action mask (a PPO model's logits are masked), so an illegal action is a bug of the
+  agent and raises: the envs' ``illegal_action`` option (issue 23, for mask-unaware
+  learners) does not apply here. A mask-unaware model is measured on the batched engine
+  with :func:`envs.vector.play_games` (which takes the option) or the vector envs.
 - **Seeds.** Games are split into chunks of :data:`CHUNK_GAMES` games; chunk ``c`` draws
   everything from ``SeedSequence(seed, spawn_key=(c,))`` (one child seeds the agents,
   the other the dice and cards), and chunks are merged in order. So the same seed

@@ -11,8 +11,15 @@ Every observation is RLlib's masked form ``{"observations": Box, "action_mask": 
   of that slot. The project's :class:`envs.vector.BatchedVectorEnv` resets in the same
   step (SB3's convention), which RLlib would read as losing the first move of every game,
   so this class holds a finished game for one step: the finished slot returns its last
-  observation with ``terminated``, and the next ``step`` starts it anew, ignoring its
-  action and paying 0.
+  observation with ``terminated`` (or ``truncated``), and the next ``step`` starts it anew,
+  ignoring its action and paying 0. ``reset(seed=...)`` is the batched vector env's
+  (:func:`envs.vector.seed_engine`: an int, or game ``i`` from ``seed[i]``; a bad seed is
+  one ``ValueError``). ``illegal_action``, ``illegal_penalty`` and ``max_illegal_steps``
+  are every env's (:class:`envs.games.IllegalActions`), applied as the batched vector env
+  applies them: a game with an illegal action does not move and, under ``"terminate"``,
+  ends with the penalty (less its stake at a betting table), under ``"penalize"`` pays it
+  and is truncated after ``max_illegal_steps`` in a row; ``infos["illegal_action"]``
+  (``"_illegal_action"``) marks them. The finished games' actions are never read.
 - :class:`MaskedObs`: one scalar Gymnasium env in the masked form (for ids without a
   batched engine; RLlib vectorises it with Gymnasium's ``SyncVectorEnv``, next-step too).
 - :class:`TurnTable`: a PettingZoo AEC env (``envs.multi.*_v0``) as an RLlib
@@ -36,7 +43,7 @@ from gymnasium.vector.utils import batch_space
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from envs import games, seat_options
-from envs.vector import make_engine, reseed
+from envs.vector import IllegalSteps, make_engine, seed_engine
 
 # Table options of the single-agent envs that an AEC table (every seat an agent) does not take.
 SINGLE_AGENT_ONLY = ("opponents", "agent_seat", "reward_scale")
@@ -54,7 +61,9 @@ class NextStepVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, env_id: str, num_envs: int = 1, seed: int | None = None, **options):
+        illegal = games.pop_illegal(options)
         self.engine, inner, self.reward_scale = make_engine(env_id, num_envs, seed=seed, **options)
+        self._illegal = IllegalSteps(illegal, self.engine.n)
         self.num_envs = self.engine.n
         n_actions = self.engine.n_actions
         self.single_observation_space = masked_space(inner, n_actions)
@@ -71,10 +80,10 @@ class NextStepVectorEnv(VectorEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if options:
             raise ValueError(f"reset takes no options, got {options!r}")
-        if seed is not None:
-            reseed(self.engine, seed)  # the engine's dice and cards, and its opponents
+        seed_engine(self.engine, seed)  # checked: the dice and cards, and the opponents
         self.engine.reset()
         self._ended[:] = False
+        self._illegal.run[:] = 0
         return self._observe(), {}
 
     def step(self, actions):
@@ -82,18 +91,28 @@ class NextStepVectorEnv(VectorEnv):
         if actions.size == self.num_envs:
             actions = actions.reshape(self.num_envs)
         ended, live = self._ended, ~self._ended
-        # every running game's action is checked before a finished one is reset, so an
-        # illegal action anywhere moves nothing (the finished games' actions are not read)
-        self.engine.check_actions(actions, live)
-        if ended.any():
-            self.engine.reset(ended)
-        rewards = np.zeros(self.num_envs)
-        if live.any():
-            rewards = np.where(live, self.engine.step_some(actions, live), 0) * self.reward_scale
-        done = self.engine.done & live
-        self._ended = done.copy()
-        truncated = np.zeros(self.num_envs, dtype=bool)
-        return self._observe(), rewards.astype(np.float32), done, truncated, {}
+        # every running game's action is checked before a finished one is reset, so a bad
+        # action anywhere moves nothing (the finished games' actions are not read)
+        infos: dict[str, Any] = {}
+        if self._illegal.illegal.raises:
+            self.engine.check_actions(actions, live)
+            if ended.any():
+                self.engine.reset(ended)
+            rewards = np.zeros(self.num_envs)
+            if live.any():
+                rewards = np.where(live, self.engine.step_some(actions, live), 0)
+            done = self.engine.done & live
+            truncated = np.zeros(self.num_envs, dtype=bool)
+        else:
+            at, illegal = self._illegal.judge(self.engine, actions, live)
+            if ended.any():
+                self.engine.reset(ended)
+            rewards, done, truncated, illegal = self._illegal.settle(self.engine, at, illegal, live)
+            if illegal.any():
+                infos["illegal_action"], infos["_illegal_action"] = illegal, illegal.copy()
+        self._ended = done | truncated
+        rewards = rewards * self.reward_scale
+        return self._observe(), rewards.astype(np.float32), done, truncated, infos
 
 
 class MaskedObs(gym.Wrapper):

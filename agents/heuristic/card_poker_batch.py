@@ -263,7 +263,7 @@ def _careful_decide(agent, hands, draw, f, masks) -> np.ndarray:
     drawing = np.flatnonzero(draw & ~bluff)
     for start in range(0, len(drawing), _CHUNK_ROWS):
         rows = drawing[start : start + _CHUNK_ROWS]
-        out[rows] = _careful_draw(agent, hands[rows], masks[rows, :N_DISCARDS])
+        out[rows] = _careful_draw(agent, hands[rows], masks[rows, :N_DISCARDS], rows)
     bet = ~draw
     if bet.any():
         batch = _batch_of(agent)
@@ -280,14 +280,16 @@ def _careful_decide(agent, hands, draw, f, masks) -> np.ndarray:
     return out
 
 
-def _careful_draw(agent, hands: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+def _careful_draw(agent, hands: np.ndarray, allowed: np.ndarray, at: np.ndarray) -> np.ndarray:
     """:func:`agents.heuristic.card_poker.best_discard` for each row of ``hands``, the
-    uniforms drawn from ``agent.rng`` in row order."""
+    uniforms drawn from ``agent.rng`` in row order (``at``: the rows' places in the batch
+    asked, for the per-game streams of ``envs.batched.draws``)."""
     m, samples, size = len(hands), agent.samples, agent.n_cards
     unseen_mask = np.ones((m, size), dtype=bool)
     unseen_mask[np.arange(m)[:, None], hands] = False
     unseen = np.nonzero(unseen_mask)[1].reshape(m, size - HAND_SIZE)  # ascending per row
-    u = agent.rng.random((m * samples, size - HAND_SIZE)).reshape(m, samples, -1)
+    rng = agent.rng.at(at) if hasattr(agent.rng, "at") else agent.rng
+    u = rng.random((m * samples, size - HAND_SIZE)).reshape(m, samples, -1)
     # the first five of each row's order: the five smallest uniforms, smallest first
     five = np.argpartition(u, HAND_SIZE - 1, axis=2)[:, :, :HAND_SIZE]
     five = np.take_along_axis(five, np.take_along_axis(u, five, 2).argsort(axis=2), 2)

@@ -24,7 +24,9 @@ deals each new match from ``chance[g]`` (an ``(N, D)`` array of deck permutation
 first five cards to the first seat, and so on), and ``step(actions, chance)`` uses
 ``chance[g]`` as the order of a reshuffled stock when a draw runs it short, or as the
 next deal's deck when the action ends a deal of a session that goes on. Without
-``chance`` the engine draws the permutations it needs from its seeded Generator.
+``chance`` the engine draws the permutations it needs from its seeded Generator, or with
+``draws`` set (:mod:`envs.batched.draws`, ``reset(seed=[...])`` of the vector envs) each
+table its decks and its learner's seat from its own stream.
 
 State is about 400 bytes per table with six players and 54 cards.
 """
@@ -37,6 +39,7 @@ import numpy as np
 
 from envs import games
 from envs.batched.card_hands import SORT5, BatchedHandEvaluator
+from envs.batched.draws import CoreDraws, opponent_rows
 from envs.batched.opponents import HalfStepped, illegal, opponent_actions, opponent_name
 from envs.obs.card_poker import layout as obs_layout
 from envs.rules.card_poker import (
@@ -124,6 +127,8 @@ class BatchedCardPoker:
         self.n_actions = rules.n_actions
         self.layout = obs_layout(d, p)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self.draws = None  # envs.batched.draws.GameDraws: one stream per table instead of rng
+        self.draw_block = 4 * d  # uniforms a table's stream buffers (four decks)
         self._rows = np.arange(n)
         self._bid_amounts = np.arange(rules.min_bid, rules.max_bid + 1)
         # -- state (leading axis = table) --
@@ -180,6 +185,8 @@ class BatchedCardPoker:
         return c.astype(np.int8)
 
     def _chance_rows(self, chance: np.ndarray | None, rows: np.ndarray) -> np.ndarray:
+        if chance is None and self.draws is not None:  # each table's deck from its own stream
+            return np.argsort(self.draws.uniform(rows, self.n_cards), axis=1).astype(np.int8)
         return self.draw_chance(len(rows)) if chance is None else chance[rows]
 
     # -- state ----------------------------------------------------------------------------
@@ -524,7 +531,7 @@ class BatchedCardPoker:
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-class BatchedCardPokerTable:
+class BatchedCardPokerTable(CoreDraws):
     """``n`` tables of card poker for one learner each; the other seats are played in batch
     by ``opponents`` (module docstring). The engine protocol of ``envs.vector``: ``n``,
     ``n_actions``, ``layout``, ``reset(which)``, ``step(actions) -> rewards``,
@@ -632,6 +639,10 @@ class BatchedCardPokerTable:
                 opponent.seed(int(rng.integers(2**63)))
 
     @property
+    def draw_block(self) -> int:
+        return self.core.draw_block
+
+    @property
     def done(self) -> np.ndarray:
         return self.core.done
 
@@ -651,7 +662,10 @@ class BatchedCardPokerTable:
         which = np.ones(self.n, dtype=bool) if which is None else self.core._which(which)
         self._half.clear(which)
         self.core.reset(which)
-        if self.agent_seat_option == "random":
+        if self.agent_seat_option == "random" and self.core.draws is not None:
+            rows = np.flatnonzero(which)
+            self.agent_seat[rows] = self.core.draws.integers(rows, 0, self.n_players, 1)[:, 0]
+        elif self.agent_seat_option == "random":
             seats = self.rng.integers(self.n_players, size=self.n)
             self.agent_seat[which] = seats[which]
         else:
@@ -697,13 +711,15 @@ class BatchedCardPokerTable:
             k = seat - (seat > self.agent_seat)
             for (policy, js), direct in zip(self._groups, self._direct, strict=True):
                 t = np.concatenate([np.flatnonzero(theirs & (k == j)) for j in js])
-                if len(t) and direct is not None:
-                    out = direct(t, seat[t])
-                elif len(t):
-                    out = policy(core.observe(seat[t], t), core.action_masks(t))
-                if len(t):
-                    o = self.opponents[js[0]]
-                    actions[t] = opponent_actions(out, len(t), o, self.n_actions)
+                if not len(t):
+                    continue
+                o = self.opponents[js[0]]
+                with opponent_rows(o, core.draws, t):
+                    if direct is not None:
+                        out = direct(t, seat[t])
+                    else:
+                        out = policy(core.observe(seat[t], t), core.action_masks(t))
+                actions[t] = opponent_actions(out, len(t), o, self.n_actions)
             try:
                 paid = core.step_some(actions, theirs)
             except ValueError:  # an illegal action (nothing of this round moved): whose?

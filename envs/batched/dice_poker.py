@@ -30,8 +30,10 @@ Chance is an input, read as :mod:`envs.rules.dice_poker` reads it:
 Without chance the engine draws it from its seeded numpy Generator (``seed``) as one roll
 number per roll instead of one face per die (:class:`TurnStates`: ``u < 6**k`` is a roll of
 ``k`` fair dice; :meth:`BatchedDicePoker.faces_of_rolls` gives the faces it stands for):
-same seed, same ``n``, same actions give the same trajectories. Rows of tables that a call
-does not move are not read. About 35 bytes of state per table.
+same seed, same ``n``, same actions give the same trajectories. With ``draws`` set
+(:mod:`envs.batched.draws`, ``reset(seed=[...])`` of the vector envs) each table draws its
+rolls, its seating roll and its learner's seat from its own stream instead. Rows of tables
+that a call does not move are not read. About 35 bytes of state per table.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from envs import games
+from envs.batched.draws import CoreDraws, opponent_rows
 from envs.batched.opponents import HalfStepped, illegal, opponent_actions, opponent_name
 from envs.obs.dice_poker import hand_vector
 from envs.obs.dice_poker import layout as obs_layout
@@ -332,6 +335,7 @@ class BatchedDicePoker:
         self.table = hand_table(self.rules)
         self.layout = obs_layout(nd)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self.draws = None  # envs.batched.draws.GameDraws: one stream per table instead of rng
         self._seat_ids = np.arange(P, dtype=np.int8)
         self.turns = turn_states(nd, self.rules.lock_kept_dice)
         self._by_state = _state_tables(self.rules)
@@ -397,10 +401,15 @@ class BatchedDicePoker:
         step of m tables (the engine itself draws roll numbers, :meth:`_draw_rolls`)."""
         return self.rng.integers(1, 7, size=(m, 2 * self.n_dice), dtype=np.int8)
 
-    def _draw_rolls(self, *shape: int) -> np.ndarray:
-        """Roll numbers (:class:`TurnStates`) of n_dice fair dice each; a step's are
-        ``(m, 2)``: the re-roll (a roll of fewer dice is the number modulo ``6**k``) and the
-        first roll of the turn the step may start."""
+    def _draw_rolls(self, rows: np.ndarray, k: int | None = None) -> np.ndarray:
+        """Roll numbers (:class:`TurnStates`) of n_dice fair dice each for the tables
+        ``rows``, ``(m,)`` or ``(m, k)``; a step's are ``(m, 2)``: the re-roll (a roll of
+        fewer dice is the number modulo ``6**k``) and the first roll of the turn the step
+        may start."""
+        if self.draws is not None:
+            out = self.draws.integers(rows, 0, 6**self.n_dice, k or 1, np.int32)
+            return out[:, 0] if k is None else out
+        shape = (len(rows),) if k is None else (len(rows), k)
         return self.rng.integers(0, 6**self.n_dice, size=shape, dtype=np.int32)
 
     def _rolls_of_faces(self, faces: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -490,7 +499,7 @@ class BatchedDicePoker:
         rows = _rows(which, self.n)
         P, nd = self.n_players, self.n_dice
         if chance is None:
-            first_roll = self._draw_rolls(len(rows))
+            first_roll = self._draw_rolls(rows)
         else:
             f = _faces(chance, (self.n, nd), "chance")[rows]
             first_roll = (f.astype(np.int32) - 1) @ self.turns.place[-1]
@@ -519,7 +528,9 @@ class BatchedDicePoker:
         open_ = np.arange(m)  # the tables still tied, ascending
         r = 0
         while open_.size:
-            if seating is None:
+            if seating is None and self.draws is not None:
+                faces = self.draws.integers(rows[open_], 1, 7, P, np.int8)
+            elif seating is None:
                 faces = self.rng.integers(1, 7, size=(open_.size, P), dtype=np.int8)
             elif r < seating.shape[1]:
                 faces = seating[open_, r]
@@ -608,7 +619,7 @@ class BatchedDicePoker:
         a = self.check_actions(actions, which)
         rows = _rows(which, self.n)
         if chance is None:
-            rolls = self._draw_rolls(len(rows), 2)
+            rolls = self._draw_rolls(rows, 2)
         else:
             faces = _faces(chance, (self.n, 2 * self.n_dice), "chance")[rows]
             rolls = self._rolls_of_faces(faces, a[rows])
@@ -721,7 +732,7 @@ def _table_policy(opponent: Any, core: BatchedDicePoker) -> Callable | None:
     return make(core) if callable(make) else None
 
 
-class BatchedDicePokerSingle:
+class BatchedDicePokerSingle(CoreDraws):
     """``n`` tables with one learning seat each; the other seats played in batch.
 
     ``opponents``: one batched policy for every other seat, or a list of ``n_players - 1``
@@ -836,7 +847,9 @@ class BatchedDicePokerSingle:
         first decision."""
         rows = _rows(which, self.n)
         P = self.n_players
-        if self.agent_seat_option == "random":
+        if self.agent_seat_option == "random" and self.core.draws is not None:
+            seat = self.core.draws.integers(rows, 0, P, 1, np.int8)[:, 0]
+        elif self.agent_seat_option == "random":
             seat = self.core.rng.integers(P, size=len(rows)).astype(np.int8)
         else:
             seat = np.full(len(rows), self.agent_seat_option, dtype=np.int8)
@@ -860,7 +873,7 @@ class BatchedDicePokerSingle:
         self._half.refuse(rows)
         a = self.core.check_actions(actions, which)
         reward = np.zeros(self.n, dtype=np.int32)
-        pay = self.core._step_rows(rows, a[rows], self.core._draw_rolls(len(rows), 2))
+        pay = self.core._step_rows(rows, a[rows], self.core._draw_rolls(rows, 2))
         if pay is not None:
             reward[rows] = pay[np.arange(len(rows)), self.agent_seat[rows]]
         reward[rows] += self._advance(rows)
@@ -872,12 +885,13 @@ class BatchedDicePokerSingle:
 
     def _ask(self, i: int, g: np.ndarray) -> np.ndarray:
         """Opponent ``i``'s actions at the tables ``g`` (running, its turn at each)."""
-        if self._direct[i]:
-            out = self._acts[i](g)
-        else:
-            out = self._acts[i](
-                self.core.observe(rows=g), self.core.legal_by_state[self.core._sid[g]]
-            )
+        with opponent_rows(self.opponents[i], self.core.draws, g):
+            if self._direct[i]:
+                out = self._acts[i](g)
+            else:
+                out = self._acts[i](
+                    self.core.observe(rows=g), self.core.legal_by_state[self.core._sid[g]]
+                )
         return opponent_actions(out, len(g), self.opponents[i], self.n_actions)
 
     def _advance(self, rows: np.ndarray) -> np.ndarray:
@@ -920,7 +934,7 @@ class BatchedDicePokerSingle:
                 seat = f" at seat {int(core.current_player[t])}"
                 ok = np.flatnonzero(core.legal_by_state[core._sid[t]]).tolist()
                 raise illegal(opponent_name(o, seat), int(acts[j]), t, ok)
-            pay = core._step_rows(g, acts, core._draw_rolls(len(g), 2))
+            pay = core._step_rows(g, acts, core._draw_rolls(g, 2))
             if pay is not None:
                 gained[live] += pay[np.arange(len(g)), self.agent_seat[g]]
 

@@ -11,7 +11,8 @@ faces 1..6, and die ``i`` of game ``n`` that is rolled takes ``chance[n, i]`` (a
 of a turn all five are rolled; a re-roll rolls the dice whose bits are set, bit ``i`` =
 the ``i``-th smallest die). ``ScorecardGame.step(action, chance=...)`` reads chance the
 same way, which is how the differential test feeds both engines the same dice. Without
-``chance`` the engine draws it from its seeded numpy Generator.
+``chance`` the engine draws it from its seeded numpy Generator, or with ``draws`` set
+(:mod:`envs.batched.draws`) each game that moves from its own stream.
 
 Actions and observations are exactly those of ``Yahtzee-v0`` / ``YahtzeeClassic-v0``
 (``envs.yahtzee``): ``a < 32`` re-rolls, ``32 + k`` fills row ``k``. About 100 bytes of
@@ -66,6 +67,7 @@ class BatchedScorecard:
         self.tables = score_tables(self.rules)
         self.layout = obs_layout(self.rules, 1)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self.draws = None  # envs.batched.draws.GameDraws: one stream per game instead of rng
         n, r = self.n, self.n_rows
         self._di = np.zeros(n, dtype=np.int16)  # DICE[0] = five ones
         self.rolls_used = np.zeros(n, dtype=np.int8)
@@ -82,7 +84,12 @@ class BatchedScorecard:
         """``(n, 5)`` fair faces from the engine's Generator."""
         return self.rng.integers(1, 7, size=(self.n, N_DICE), dtype=np.int8)
 
-    def _chance(self, chance: np.ndarray | None) -> np.ndarray:
+    def _chance(self, chance: np.ndarray | None, which: np.ndarray | None = None) -> np.ndarray:
+        if chance is None and self.draws is not None:  # each moving game from its own stream
+            rows = np.arange(self.n) if which is None else np.flatnonzero(which)
+            out = np.ones((self.n, N_DICE), dtype=np.int8)
+            out[rows] = self.draws.integers(rows, 1, 7, N_DICE, np.int8)
+            return out
         if chance is None:
             return self.draw_chance()
         chance = np.asarray(chance)
@@ -178,7 +185,7 @@ class BatchedScorecard:
         """Start new games in the slots ``which`` (bool (n,), default all): empty cards,
         and the first roll of five dice from ``chance``."""
         which = np.ones(self.n, dtype=bool) if which is None else np.asarray(which, dtype=bool)
-        chance = self._chance(chance)
+        chance = self._chance(chance, which)
         self.open_[which] = True
         for a in (self.scores, self.upper_sum, self.bonus, self.yahtzee_bonus):
             a[which] = 0
@@ -223,7 +230,7 @@ class BatchedScorecard:
         """:meth:`step` for the games ``which`` (bool (n,)) only; the others do not move
         and their actions are not read (e.g. finished games waiting for the rest)."""
         a = self.check_actions(actions, which)
-        chance = self._chance(chance)
+        chance = self._chance(chance, which)
         if which is not None:
             a = np.where(which, a, -1)
         reroll = (a >= 0) & (a < N_REROLL_ACTIONS)

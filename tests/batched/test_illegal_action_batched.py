@@ -170,3 +170,33 @@ def test_scalar_and_batched_pay_the_same_for_an_illegal_first_move(env_id):
     _, info = vec.reset(seed=0)
     _, r_vec, *_ = vec.step(_actions(np.random.default_rng(0), info["action_mask"], np.ones(N)))
     assert np.all(r_vec == r_scalar) and r_scalar == -2.0
+
+
+def test_play_games_takes_illegal_action_as_the_envs_do():
+    """Issue 23: ``play_games`` (the agents' batched path: train/ppo.py's evaluation) took no
+    ``illegal_action`` and raised a TypeError, so a mask-unaware model trained with
+    ``"terminate"`` could not be measured the way it trained."""
+    from envs.vector import play_games
+
+    def always(action):
+        return lambda obs, masks: np.full(len(obs), action, dtype=np.int64)
+
+    # re-roll nothing (action 0) is never legal: every game ends at once, paid the penalty
+    totals = play_games(
+        always(0), "YahtzeeClassic-v0", 4, 0, illegal_action="terminate", illegal_penalty=-5
+    )
+    assert totals.tolist() == [-5.0] * 4
+    # card poker: the penalty and the ante forfeited (1 chip); penalize: 3 steps, then over
+    bid = games.get("card_poker").make_rules().n_actions - 1  # never legal in the draw
+    card = play_games(always(bid), "CardPoker-v0", 3, 0, illegal_action="terminate")
+    assert card.tolist() == [-1.0 - games.get("card_poker").make_rules().ante] * 3
+    stuck = play_games(
+        always(bid), "CardPoker-v0", 3, 0, illegal_action="penalize", max_illegal_steps=3
+    )
+    assert stuck.tolist() == [-3.0] * 3
+    with pytest.raises(ValueError, match="illegal action 0 in game 0"):
+        play_games(always(0), "YahtzeeClassic-v0", 4, 0)  # "raise" stays the default
+    with pytest.raises(ValueError, match="illegal_action must be one of"):
+        play_games(always(0), "YahtzeeClassic-v0", 4, 0, illegal_action="skip")
+    with pytest.raises(ValueError, match=r"act_batch returned float64 of shape \(4,\)"):
+        play_games(lambda o, m: np.zeros(len(o)), "YahtzeeClassic-v0", 4, 0)

@@ -153,6 +153,64 @@ def test_vector_env_checks_every_action_before_anything_moves():
     assert rewards[done] == 0 and not terminated[done] and not vec.engine.done[done]
 
 
+def test_vector_env_checks_its_seed_and_seeds_game_i_with_seed_i():
+    """Issue 27, defect 7, on RLlib's vector env: a bad seed is one clear line and nothing
+    changes; a list seeds game i with seed[i] (envs.vector.seed_engine)."""
+    vec = NextStepVectorEnv("DicePoker-v0", 3)
+    first, _ = vec.reset(seed=[4, 5, 6])
+    for bad, says in (
+        (True, "got True"),
+        ([1, 2], "seed lists 2 seeds for 3 games"),
+        ([1, 2.5, 3], r"\(e.g. 2.5\)"),
+        (-1, "got -1"),
+    ):
+        with pytest.raises(ValueError, match=says):
+            vec.reset(seed=bad)
+    alone, _ = NextStepVectorEnv("DicePoker-v0", 1).reset(seed=[5])
+    for key in first:
+        np.testing.assert_array_equal(first[key][1], alone[key][0])
+
+
+def _always(action, n):
+    return np.full(n, action, dtype=np.int64)
+
+
+def test_vector_env_takes_illegal_action_like_every_env():
+    """Issue 23's illegal_action on RLlib's vector env: "terminate" ends the game with the
+    penalty and the next step restarts it; "penalize" pays it and truncates after
+    max_illegal_steps; "raise" stays the default; a bad option is refused up front."""
+    vec = NextStepVectorEnv(
+        "YahtzeeClassic-v0", 2, illegal_action="terminate", illegal_penalty=-3.0
+    )
+    obs, _ = vec.reset(seed=0)
+    legal = int(np.flatnonzero(obs["action_mask"][1])[0])
+    obs, rewards, terminated, truncated, infos = vec.step(np.array([0, legal]))  # 0: illegal
+    assert terminated.tolist() == [True, False] and not truncated.any()
+    assert rewards[0] == -3.0 and infos["illegal_action"].tolist() == [True, False]
+    # game 0 restarts (its action is not read); action 0 is illegal in game 1 too
+    obs, rewards, terminated, _, infos = vec.step(np.array([0, 0]))
+    assert rewards.tolist() == [0.0, -3.0] and terminated.tolist() == [False, True]
+    assert infos["illegal_action"].tolist() == [False, True]
+    vec = NextStepVectorEnv(
+        "CardPoker-v0", 2, illegal_action="penalize", illegal_penalty=-1, max_illegal_steps=3
+    )
+    obs, _ = vec.reset(seed=0)
+    bad = int(np.flatnonzero(~(obs["action_mask"] > 0).any(axis=0))[0])  # illegal at both
+    for step in range(3):
+        obs, rewards, terminated, truncated, _ = vec.step(_always(bad, 2))
+        assert (rewards == -1).all() and not terminated.any()
+        assert truncated.all() == (step == 2)
+    raising = NextStepVectorEnv("YahtzeeClassic-v0", 2)
+    raising.reset(seed=0)
+    with pytest.raises(ValueError, match="illegal action 0 in game 0"):
+        raising.step(np.array([0, 0]))
+    with pytest.raises(ValueError, match="illegal_action must be one of"):
+        NextStepVectorEnv("YahtzeeClassic-v0", 2, illegal_action="ignore")
+    kwargs = {"illegal_action": "terminate"}
+    env = make_env({"kind": "vector", "env_id": "DicePoker-v0", "num_envs": 2, "kwargs": kwargs})
+    assert env._illegal.illegal.mode == "terminate"
+
+
 def test_single_env_carries_its_mask():
     env = make_env({"kind": "single", "env_id": "CardPoker-v0", "kwargs": {"n_players": 3}})
     rng = np.random.default_rng(0)
