@@ -145,6 +145,8 @@ SCRIPTS_IMPORTING_SCRIPTS = {
     "train/best_response.py": "tools.benchmark",
     "train/handvalue.py": "tools.dice_poker_seats",
     "benchmarks/rllib_speed.py": "train.rllib",
+    "benchmarks/league_speed.py": "train.league",  # drives the league's LeagueTables
+    "benchmarks/mini_br_curve.py": "benchmarks.mini_best_response",  # and exact_card_poker, best_response
 }
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import envs  # noqa: F401  (registers the ids)
-from envs.vector import BatchedVecEnv, play_games
+from agents.tables import BatchedVecEnv, play_games
 
 N, STEPS = 5, 120
 

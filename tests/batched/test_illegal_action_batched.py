@@ -176,7 +176,7 @@ def test_play_games_takes_illegal_action_as_the_envs_do():
     """Issue 23: ``play_games`` (the agents' batched path: train/ppo.py's evaluation) took no
     ``illegal_action`` and raised a TypeError, so a mask-unaware model trained with
     ``"terminate"`` could not be measured the way it trained."""
-    from envs.vector import play_games
+    from agents.tables import play_games
 
     def always(action):
         return lambda obs, masks: np.full(len(obs), action, dtype=np.int64)

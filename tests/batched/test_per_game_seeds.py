@@ -148,7 +148,7 @@ def _same_state(a, b) -> bool:
 def test_earlier_refused_calls_in_the_process_do_not_change_a_game():
     """The sequence of the harden h7 script (a BatchedVecEnv, a refused set_attr, a refused
     render_mode, refused seeds), then game 1 of [1, 2, 3] against the same game alone."""
-    from envs.vector import BatchedVecEnv
+    from agents.tables import BatchedVecEnv
 
     kw = {"vectorization_mode": "vector_entry_point"}
     v = BatchedVecEnv("DicePoker-v0", 3, seed=0)
@@ -200,7 +200,7 @@ def test_a_refused_call_leaves_the_draws_untouched(env_id):
 
 
 def test_a_refused_set_attr_draws_nothing():
-    from envs.vector import BatchedVecEnv
+    from agents.tables import BatchedVecEnv
 
     a, b = BatchedVecEnv("DicePoker-v0", 3, seed=0), BatchedVecEnv("DicePoker-v0", 3, seed=0)
     a.reset(), b.reset()
