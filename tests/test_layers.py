@@ -146,7 +146,7 @@ SCRIPTS_IMPORTING_SCRIPTS = {
     "train/handvalue.py": "tools.dice_poker_seats",
     "benchmarks/rllib_speed.py": "train.rllib",
     "benchmarks/league_speed.py": "train.league",  # drives the league's LeagueTables
-    "benchmarks/mini_br_curve.py": "benchmarks.mini_best_response",  # and exact_card_poker, best_response
+    "benchmarks/mini_br_curve.py": "benchmarks.mini_best_response",  # + 2 more
 }
 
 
