@@ -24,7 +24,6 @@ import numpy as np
 from agents import Agent, make_agent
 from envs import games
 from envs import vector as _vector
-from envs.render import record as _record
 
 
 def _game_rules(record: games.Game, options: dict) -> dict:
@@ -118,7 +117,7 @@ def game_frames(
 ) -> list[np.ndarray]:
     """:func:`envs.render.record.game_frames` of ``agents`` given as specs or Agents."""
     built, labels = _seated(game, agents, players, rules)
-    return _record.game_frames(game, built, players, seed, labels=labels, **rules)
+    return _drawing().game_frames(game, built, players, seed, labels=labels, **rules)
 
 
 def record_game(
@@ -129,7 +128,7 @@ def record_game(
     its own), each seat its own Agent."""
     rules = {k: v for k, v in options.items() if k not in ("seed", "fps")}
     built, labels = _seated(game, agents, players, rules)
-    return _record.record_game(game, built, path, players, labels=labels, **options)
+    return _drawing().record_game(game, built, path, players, labels=labels, **options)
 
 
 __all__ = [
@@ -140,3 +139,11 @@ __all__ = [
     "record_game",
     "seat_options",
 ]
+
+
+def _drawing():
+    """envs.render.record, imported when a game is drawn: building an env loads no drawing
+    code (tests/envs/test_render.py)."""
+    from envs.render import record
+
+    return record
