@@ -153,10 +153,17 @@ def test_vector_env_checks_every_action_before_anything_moves():
     assert rewards[done] == 0 and not terminated[done] and not vec.engine.done[done]
 
 
+def _vector(env_id, num_envs, **options):
+    """NextStepVectorEnv with the registry's default opponents seated, as make_env seats them."""
+    from envs import seat_options
+
+    return NextStepVectorEnv(env_id, num_envs, **seat_options(env_id, options, batched=True))
+
+
 def test_vector_env_checks_its_seed_and_seeds_game_i_with_seed_i():
     """Issue 27, defect 7, on RLlib's vector env: a bad seed is one clear line and nothing
     changes; a list seeds game i with seed[i] (envs.vector.seed_engine)."""
-    vec = NextStepVectorEnv("DicePoker-v0", 3)
+    vec = _vector("DicePoker-v0", 3)
     first, _ = vec.reset(seed=[4, 5, 6])
     for bad, says in (
         (True, "got True"),
@@ -166,7 +173,7 @@ def test_vector_env_checks_its_seed_and_seeds_game_i_with_seed_i():
     ):
         with pytest.raises(ValueError, match=says):
             vec.reset(seed=bad)
-    alone, _ = NextStepVectorEnv("DicePoker-v0", 1).reset(seed=[5])
+    alone, _ = _vector("DicePoker-v0", 1).reset(seed=[5])
     for key in first:
         np.testing.assert_array_equal(first[key][1], alone[key][0])
 
@@ -179,7 +186,7 @@ def test_vector_env_takes_illegal_action_like_every_env():
     """Issue 23's illegal_action on RLlib's vector env: "terminate" ends the game with the
     penalty and the next step restarts it; "penalize" pays it and truncates after
     max_illegal_steps; "raise" stays the default; a bad option is refused up front."""
-    vec = NextStepVectorEnv(
+    vec = _vector(
         "YahtzeeClassic-v0", 2, illegal_action="terminate", illegal_penalty=-3.0
     )
     obs, _ = vec.reset(seed=0)
@@ -191,7 +198,7 @@ def test_vector_env_takes_illegal_action_like_every_env():
     obs, rewards, terminated, _, infos = vec.step(np.array([0, 0]))
     assert rewards.tolist() == [0.0, -3.0] and terminated.tolist() == [False, True]
     assert infos["illegal_action"].tolist() == [False, True]
-    vec = NextStepVectorEnv(
+    vec = _vector(
         "CardPoker-v0", 2, illegal_action="penalize", illegal_penalty=-1, max_illegal_steps=3
     )
     obs, _ = vec.reset(seed=0)
