@@ -3,8 +3,8 @@
 
     python tests/train/kill_driver.py [TRAINER] CONFIG KILLS SEED LOG.json [REFERENCE_OUT]
 
-TRAINER is ``ppo`` (the default), ``league``, ``afterstate``, ``handvalue`` or
-``best_response``. The driver
+TRAINER is ``ppo`` (the default), ``league``, ``afterstate``, ``handvalue``,
+``best_response`` or ``rllib`` (in a venv with ray). The driver
 imports everything once, then forks one child per run (a fork is fast; the driver itself
 never runs torch, so forking is safe). Each child runs ``train/<TRAINER>.py``'s ``main``
 (with ``--resume`` once a checkpoint exists) and dies by one of three deaths, in turn:
@@ -28,6 +28,7 @@ import io
 import json
 import os
 import random
+import re
 import signal
 import sys
 import time
@@ -42,12 +43,23 @@ import torch  # noqa: E402,F401
 
 from train.common.rundir import _CHECKPOINT, checkpoints  # noqa: E402
 
-TRAINERS = ("ppo", "league", "afterstate", "handvalue", "best_response")
+TRAINERS = ("ppo", "league", "afterstate", "handvalue", "best_response", "rllib")
+NO_PROGRESS_FLAG = {"rllib"}  # trainers without --no-progress
+# a timer's delay (s) where the default would kill only a slow start (Ray's: about 6 s)
+DELAYS = {"rllib": (5.0, 10.0)}
+_FOLDER = re.compile(r"^step_\d+$")  # train/rllib.py's checkpoints: RLlib's folders
+
+
+def found(run_dir: Path) -> list[Path]:
+    """The checkpoints of ``run_dir``: the trainers' files, or train/rllib.py's folders."""
+    folders = Path(run_dir) / "checkpoints"
+    rllib = [p for p in folders.glob("step_*") if p.is_dir() and _FOLDER.match(p.name)]
+    return checkpoints(run_dir) + sorted(rllib, key=lambda p: int(p.name[5:]))
 
 
 def snapshot(run_dir: Path) -> dict:
     """What is on disk: checkpoints, whole metrics lines, every file name."""
-    ckpts = [p.name for p in checkpoints(run_dir)]
+    ckpts = [p.name for p in found(run_dir)]
     metrics = run_dir / "metrics.csv"
     text = metrics.read_bytes().decode() if metrics.exists() else ""
     whole = text[: text.rfind("\n") + 1].splitlines()
@@ -107,7 +119,8 @@ def arm(death: str, rng: random.Random) -> None:
         def replace(src, dst, *args, **kwargs):
             real_replace(src, dst, *args, **kwargs)
             name = Path(dst).name
-            if Path(dst).parent.name == "checkpoints" and _CHECKPOINT.match(name):
+            rllib = _FOLDER.match(name) and Path(dst).is_dir()
+            if Path(dst).parent.name == "checkpoints" and (_CHECKPOINT.match(name) or rllib):
                 count[0] += 1
                 if count[0] == nth:
                     os.kill(os.getpid(), signal.SIGKILL)
@@ -182,21 +195,23 @@ def main() -> None:
         from agents import make_agent
 
         make_agent("optimal", cfg.game, **cfg.rule_options)
+    quiet = [] if trainer in NO_PROGRESS_FLAG else ["--no-progress"]
     rng = random.Random(seed)
     deaths = ["timer", "mid_save", "after_checkpoint"]
     events = []
     for i in range(kills + 1):
         if (run_dir / "final.json").exists():
             break  # finished (a late timer): nothing left to kill
-        resume = bool(checkpoints(run_dir))
-        argv = ["--config", config, "--no-progress", *(["--resume"] if resume else [])]
+        resume = bool(found(run_dir))
+        argv = ["--config", config, *quiet, *(["--resume"] if resume else [])]
         before = snapshot(run_dir) if run_dir.exists() else None
         death = deaths[i % 3] if i < kills else None
-        event = run_once(module.main, argv, death, rng.uniform(0.3, longest), rng)
+        low, high = DELAYS.get(trainer, (0.3, longest))
+        event = run_once(module.main, argv, death, rng.uniform(low, high), rng)
         event.update(resume=resume, before=before, after=snapshot(run_dir))
         events.append(event)
     if reference is not None:
-        argv = ["--config", config, "--no-progress", "--out", reference]
+        argv = ["--config", config, *quiet, "--out", reference]
         event = run_once(module.main, argv, None, 0.0, rng)
         event.update(resume=False, before=None, after=None, reference=True)
         events.append(event)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -474,3 +475,119 @@ def test_two_node_cluster_runs_env_runners_on_both_nodes(tmp_path, capsys):
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.startswith("env runners on nodes:"))
     assert len(set(line.split(":", 1)[1].split())) == 2, line
+
+
+# -- killed at random moments (tests/train/kill_driver.py, as tests/train/test_kill.py) ----------
+
+KILLED = {
+    "env": {"id": "YahtzeeClassic-v0", "kwargs": {"reward_scale": 0.02}},
+    "rllib": {
+        "train_batch_size_per_learner": 128,
+        "minibatch_size": 128,
+        "num_epochs": 1,
+        "model": {"fcnet_hiddens": [16]},
+    },
+    "run": {
+        "seed": 0,
+        "n_envs": 8,
+        "total_timesteps": 1536,
+        "eval_every": 256,  # evaluations between checkpoints: rows a resume must cut
+        "eval_episodes": 4,
+        "final_eval_episodes": 4,
+        "checkpoint_every": 384,
+    },
+}
+
+
+# ray.init's own error when its node does not come up in time (seen at a load of 8 on 2 cores)
+STARTUP_TIMEOUT = "The current node timed out during startup"
+
+
+def alive_in_session(sid: int) -> set[int]:
+    """The pids of the processes of session ``sid`` still running (not zombies)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z" and int(fields[3]) == sid:
+            found.add(int(entry.name))
+    return found
+
+
+def test_kill_at_random_moments_then_resume_gives_the_uninterrupted_rows(tmp_path):
+    """Killed (SIGKILL) three times at seeded random moments (a timer, in the middle of
+    writing a file, right after a checkpoint is in place), then ``--resume`` until done:
+    ``metrics.csv`` has one row per evaluation point, none missing, none twice, as an
+    uninterrupted run of the same seed has.
+
+    Not every figure matches: an RLlib checkpoint holds no env runner's games in progress, so
+    a resumed run starts fresh games and its iterations sample a few steps more or fewer
+    (Yahtzee's games differ in length) than the uninterrupted run's did: the timesteps after
+    a resume differ by a few. So the rows are compared as evaluation points: each row's
+    ``timesteps // eval_every`` (an iteration samples fewer than ``eval_every`` steps, so an
+    evaluation is due at each multiple crossed, one row for each), the row count, and every
+    column but ``wall_s`` of the rows up to the first checkpoint resumed from (a run that
+    was never resumed is the same run to there). No Ray process outlives the test: the
+    driver runs in its own process group, killed whole at the end whatever happens (a
+    killed run leaves Ray's agents, ``ray::DashboardAgent`` and ``ray::RuntimeEnvAgent``,
+    orphaned in that group). Skipped, saying so, where Ray itself times out starting."""
+    import csv
+    import json
+    import signal
+
+    config = write(tmp_path, KILLED, name="killed.yaml")
+    log = tmp_path / "log.json"
+    driver = ROOT / "tests" / "train" / "kill_driver.py"
+    argv = [sys.executable, str(driver), "rllib", str(config), "3", "27", str(log)]
+    proc = subprocess.Popen(
+        [*argv, str(tmp_path / "ref")],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        output, _ = proc.communicate(timeout=540)
+    finally:
+        with __import__("contextlib").suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        time.sleep(0.5)  # SIGKILL is delivered; the orphans are reaped
+    assert proc.returncode == 0, output[-3000:]
+    events = json.loads(log.read_text())
+    if any(STARTUP_TIMEOUT in e["output"] for e in events if not e["killed"]):
+        pytest.skip(f"Ray did not start on this machine (load {os.getloadavg()[0]:.1f})")
+    for event in events:
+        assert event["exit_code"] in (0, None), event["output"]  # killed or finished
+        assert "Traceback" not in event["output"], event["output"]
+    assert sum(e["killed"] for e in events) >= 2
+    assert events[-2]["exit_code"] == 0 and events[-1]["exit_code"] == 0  # finished, reference
+    assert any(e["resume"] for e in events)  # some attempt went on from a checkpoint
+
+    (killed,) = (tmp_path / "runs").iterdir()  # every attempt went on in the one run folder
+    reference = tmp_path / "ref" / killed.name
+    assert not list(killed.rglob("*.tmp"))
+
+    def rows(run_dir):
+        with (run_dir / "metrics.csv").open() as f:
+            return [{k: v for k, v in r.items() if k != "wall_s"} for r in csv.DictReader(f)]
+
+    got, want = rows(killed), rows(reference)
+    assert len(want) >= 5
+    every = KILLED["run"]["eval_every"]
+
+    def points(rows):
+        return [int(r["timesteps"]) // every for r in rows]
+
+    assert points(want) == [*range(len(want) - 1), len(want) - 2]  # the final row: the last step
+    assert points(got) == points(want)
+    first = min(int(e["before"]["checkpoints"][-1][5:]) for e in events if e["resume"])
+    same = [r for r in want if int(r["timesteps"]) <= first]
+    assert same and got[: len(same)] == same
+    assert (killed / "final.json").exists() and (killed / "model").is_dir()
+    assert not alive_in_session(proc.pid), "processes of the driver's session outlived it"
