@@ -150,6 +150,11 @@ def test_the_self_play_benchmark_runs_at_a_tiny_budget(capsys):
 
 
 @pytest.mark.heavy
+@pytest.mark.xfail(
+    strict=True,
+    reason="the trained best response flattens at +0.7222, 90% of the exact +0.8000 "
+    "(docs/card_poker_research.md); strict: passing means the estimator is fixed",
+)
 def test_a_trained_best_response_recovers_the_exact_one_against_careful():
     """The estimator, validated: MaskablePPO as train/best_response.py builds it, 300k
     decisions, card poker's action numbers, wins the exact best response's value against
