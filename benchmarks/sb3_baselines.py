@@ -30,7 +30,9 @@ points filled so far, or the chips with its stake forfeited (``illegal`` is the 
 evaluation games that ended so). Means come with a 95% CI (``agents.arena.mean_interval``)
 per run; the table gives the mean over seeds with the spread of the seeds' means. Wall
 time is per run (training, then evaluation). Writes a markdown table to ``--out`` and the
-same results as JSON beside it (``.json``), one progress line per run.
+same results as JSON beside it (``.json``) after every run, one progress line per run;
+``--resume`` continues such a file (the same settings), measuring only the runs it lacks,
+so the table can be built over several sittings.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ ROOT = Path(__file__).resolve().parent.parent
 import envs  # noqa: E402, F401
 from agents import make_agent  # noqa: E402
 from agents.arena import mean_interval  # noqa: E402
+from agents.atomic import write_text  # noqa: E402
 from agents.tables import BatchedVecEnv, play_games  # noqa: E402
 from envs import games  # noqa: E402
 
@@ -320,6 +323,29 @@ def table(runs: list[dict], refs: dict[str, dict], optima: dict[str, float | Non
     return "\n".join(lines + notes) + "\n"
 
 
+def _resumed(args, out_json: Path) -> dict[str, Any]:
+    """The results already in ``--out``'s JSON (``--resume``), checked against this
+    command's settings; a fresh record when there is none."""
+    settings = {"budget": args.budget, "eval_games": args.eval_games, "eval_seed": EVAL_SEED}
+    if not out_json.exists():
+        return {**settings, "optimal": {}, "references": {}, "runs": []}
+    done = json.loads(out_json.read_text())
+    differ = {k: (done.get(k), v) for k, v in settings.items() if done.get(k) != v}
+    if differ:
+        raise SystemExit(
+            f"--resume: {out_json} was measured with "
+            + ", ".join(f"{k}={a} (this command: {b})" for k, (a, b) in differ.items())
+            + "; rerun with the same settings or give another --out"
+        )
+    return done
+
+
+def _save(record: dict[str, Any], out: Path) -> None:
+    """The markdown table and its JSON, each written whole (a kill leaves the last pair)."""
+    write_text(out.with_suffix(".json"), json.dumps(record, indent=1))
+    write_text(out, table(record["runs"], record["references"], record["optimal"]))
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--budget", type=int, default=200_000, help="env steps per run")
@@ -332,6 +358,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         default=ROOT / "benchmarks" / "results" / "sb3_baselines.md",
         help="markdown table path (the JSON goes beside it, .json)",
     )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the runs already in --out's JSON and measure only the missing ones",
+    )
     args = parser.parse_args(argv)
     for key in ("budget", "seeds", "eval_games"):
         if getattr(args, key) < (2 if key == "eval_games" else 1):
@@ -339,50 +370,53 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     algos, picked = _pick(args.only)
     if args.out.exists() and args.out.is_dir():
         parser.error(f"--out {args.out} is a folder; give a file path (.md)")
+    out_json = args.out.with_suffix(".json")
+    if not args.resume and (args.out.exists() or out_json.exists()):
+        parser.error(f"--out {args.out} exists; pass --resume to continue it, or another --out")
     args.out.parent.mkdir(parents=True, exist_ok=True)
 
-    optima = {g: optimum(g) for g in picked}
-    refs: dict[str, dict] = {}
+    record = _resumed(args, out_json)
+    record["command"] = " ".join(["python", "benchmarks/sb3_baselines.py", *(argv or sys.argv[1:])])
     for game in picked:
+        if game in record["references"]:
+            continue
         start = time.perf_counter()
-        refs[game] = references(game, args.eval_games)
+        record["optimal"][game] = optimum(game)
+        record["references"][game] = refs = references(game, args.eval_games)
         print(
             f"{game}: references "
-            + ", ".join(f"{k} {v['mean']:.3f}" for k, v in refs[game].items())
+            + ", ".join(f"{k} {v['mean']:.3f}" for k, v in refs.items())
             + f" ({time.perf_counter() - start:.1f}s)",
             flush=True,
         )
-    runs = []
-    total = len(algos) * len(picked) * args.seeds
-    for game in picked:
-        for name in algos:
-            for seed in range(args.seeds):
-                run = run_one(ALGOS[name], game, seed, args.budget, args.eval_games)
-                runs.append(run)
-                best = optima[game]
-                pct = f" = {100 * run['result']['mean'] / best:.1f}%" if best else ""
-                print(
-                    f"[{len(runs)}/{total}] {game} {name} seed {seed}: "
-                    f"{run['result']['mean']:.3f} ± {run['result']['ci95']:.3f}{pct}, "
-                    f"illegal {run['illegal']:.1%}, train {run['train_s']:.1f}s "
-                    f"({run['steps'] / max(run['train_s'], 1e-9):,.0f} steps/s), "
-                    f"eval {run['eval_s']:.1f}s",
-                    flush=True,
-                )
-    out = {
-        "command": " ".join(["python", "benchmarks/sb3_baselines.py", *(argv or sys.argv[1:])]),
-        "budget": args.budget,
-        "seeds": args.seeds,
-        "eval_games": args.eval_games,
-        "eval_seed": EVAL_SEED,
-        "optimal": optima,
-        "references": refs,
-        "runs": runs,
-    }
-    args.out.write_text(table(runs, refs, optima))
-    args.out.with_suffix(".json").write_text(json.dumps(out, indent=1))
-    print(f"wrote {args.out} and {args.out.with_suffix('.json')}")
-    return out
+        _save(record, args.out)
+    done = {(r["algo"], r["game"], r["seed"]) for r in record["runs"]}
+    todo = [
+        (game, name, seed)
+        for game in picked
+        for name in algos
+        for seed in range(args.seeds)
+        if (name, game, seed) not in done
+    ]
+    if done:
+        print(f"--resume: {len(done)} runs kept from {out_json}, {len(todo)} to measure")
+    for k, (game, name, seed) in enumerate(todo, 1):
+        run = run_one(ALGOS[name], game, seed, args.budget, args.eval_games)
+        record["runs"].append(run)
+        _save(record, args.out)  # after every run: a kill loses at most the run in hand
+        best = record["optimal"][game]
+        pct = f" = {100 * run['result']['mean'] / best:.1f}%" if best else ""
+        print(
+            f"[{k}/{len(todo)}] {game} {name} seed {seed}: "
+            f"{run['result']['mean']:.3f} ± {run['result']['ci95']:.3f}{pct}, "
+            f"illegal {run['illegal']:.1%}, train {run['train_s']:.1f}s "
+            f"({run['steps'] / max(run['train_s'], 1e-9):,.0f} steps/s), "
+            f"eval {run['eval_s']:.1f}s",
+            flush=True,
+        )
+    _save(record, args.out)
+    print(f"wrote {args.out} and {out_json}")
+    return record
 
 
 if __name__ == "__main__":

@@ -61,3 +61,21 @@ def test_tiny_table(tiny, tmp_path, capsys):
 def test_only_names_what_it_does_not_know(tmp_path):
     with pytest.raises(SystemExit, match="unknown name"):
         sb3_baselines.main(["--only", "PPO,chess", "--out", str(tmp_path / "t.md")])
+
+
+def test_resume_measures_only_the_missing_runs(tiny, tmp_path, capsys):
+    out = tmp_path / "table.md"
+    args = ["--budget", "64", "--eval-games", "4", "--only", "PPO,dice_poker", "--out", str(out)]
+    first = sb3_baselines.main([*args, "--seeds", "1"])
+    with pytest.raises(SystemExit):  # an existing table is never written over unasked
+        sb3_baselines.main([*args, "--seeds", "2"])
+    capsys.readouterr()
+    second = sb3_baselines.main([*args, "--seeds", "2", "--resume"])
+    assert [r["seed"] for r in second["runs"]] == [0, 1]
+    assert second["runs"][0] == first["runs"][0]  # kept, not measured again
+    assert second["references"] == first["references"]
+    printed = capsys.readouterr().out
+    assert "1 runs kept" in printed and "[1/1] dice_poker PPO seed 1" in printed
+    assert json.loads(out.with_suffix(".json").read_text())["runs"] == second["runs"]
+    with pytest.raises(SystemExit, match="budget=64 \\(this command: 128\\)"):
+        sb3_baselines.main(["--budget", "128", *args[2:], "--resume"])
