@@ -58,6 +58,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SNAPSHOTS = ROOT / "runs" / "card_poker__card_poker_league__1" / "snapshots"
 FIXED = ["random", "careful", "bluffer", "quick"]
+LEAGUE_AGENT = ROOT / "runs" / "card_poker__card_poker_league__1" / "model.zip"
 
 
 def kinds(pool: int) -> dict[str, tuple[list[str], int]]:
@@ -66,8 +67,15 @@ def kinds(pool: int) -> dict[str, tuple[list[str], int]]:
         "2 careful": (["careful"], 0),
         "2 bluffer": (["bluffer"], 0),
         "2 snapshots": ([], pool),
+        "careful+bluffer": (["careful", "bluffer"], 0),
+        "quick+random": (["quick", "random"], 0),
         "mix": (FIXED, pool),
     }
+
+
+def best_responses() -> dict[str, str]:
+    """Best-response table kind -> the frozen agent's spec in every other seat."""
+    return {"BR vs league": f"ppo:{LEAGUE_AGENT}", "BR vs careful": "careful"}
 
 
 class _Timer:
@@ -131,8 +139,54 @@ class _Timer:
         }
 
 
-def _time(obj, name: str, clock: dict, key: str) -> None:
-    inner = getattr(obj, name)
+class _BestResponseTimer(_Timer):
+    """``train/best_response.py``'s learner and tables (its config's ``ppo:`` and
+    ``run:``), the frozen agent ``against`` in every other seat, timed as :class:`_Timer`."""
+
+    def __init__(self, config: str, against: str, n_envs: int | None) -> None:
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.callbacks import BaseCallback
+        from stable_baselines3.common.utils import configure_logger
+
+        from agents.tables import BatchedVecEnv
+        from envs import games
+        from train import best_response
+        from train.common.sb3 import ppo_arguments
+
+        class _Nothing(BaseCallback):
+            def _on_step(self) -> bool:
+                return True
+
+        over = {"n_envs": n_envs} if n_envs else {}
+        table, ppo, run = best_response.load_config(config, against=against, overrides=over)
+        agent = best_response.frozen_agent(against, table.game, table.players, table.rules)
+        self.clock = {"env": 0.0, "opponents": 0.0}
+        _time(agent, "act_batch", self.clock, "opponents")
+        if hasattr(agent, "table_policy"):  # the engine's shortcut past the observation
+            make = agent.table_policy
+
+            def table_policy(core):
+                act = make(core)
+                return None if act is None else _timed(act, self.clock, "opponents")
+
+            agent.table_policy = table_policy
+        gym_id = games.get(table.game).gym_id
+        self.tables_vec = BatchedVecEnv(
+            gym_id, run.n_envs, run.seed, n_players=table.players, opponents=agent, **table.rules
+        )
+        self.model = MaskablePPO(
+            env=self.tables_vec, seed=run.seed, device="cpu", verbose=0, **ppo_arguments(ppo)
+        )
+        self.model.set_logger(configure_logger(0, None, "", False))
+        self.model._setup_learn(self.model.n_steps * run.n_envs, None)
+        self.callback = _Nothing()
+        self.callback.init_callback(self.model)
+        self.steps = self.model.n_steps * run.n_envs
+        _time(self.tables_vec, "step_wait", self.clock, "env")
+
+
+def _timed(inner, clock: dict, key: str):
+    """``inner``, its seconds added to ``clock[key]``."""
 
     def timed(*args, **kwargs):
         t = time.perf_counter()
@@ -141,7 +195,11 @@ def _time(obj, name: str, clock: dict, key: str) -> None:
         finally:
             clock[key] += time.perf_counter() - t
 
-    setattr(obj, name, timed)
+    return timed
+
+
+def _time(obj, name: str, clock: dict, key: str) -> None:
+    setattr(obj, name, _timed(getattr(obj, name), clock, key))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -150,6 +208,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds per table kind")
     parser.add_argument("--n-envs", type=int, default=None, help="tables (the config's)")
     parser.add_argument("--only", nargs="*", default=None, help="table kinds to time")
+    parser.add_argument(
+        "--br-config", default="best_response.yaml", help="the best responses' config"
+    )
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error(f"--rounds must be >= 1, got {args.rounds}")
@@ -159,13 +220,20 @@ def main(argv: list[str] | None = None) -> None:
     overrides = {"n_envs": args.n_envs} if args.n_envs else {}
     cfg = league.load_config(args.config, overrides)
     setup_torch(cfg.run.torch_threads)
-    table_kinds = kinds(cfg.league.pool_size)
-    chosen = args.only or list(table_kinds)
-    timers = {
-        (kind, when): _Timer(cfg, *table_kinds[kind], batched=when == "after")
-        for kind in chosen
-        for when in ("before", "after")
-    }
+    table_kinds, br_kinds = kinds(cfg.league.pool_size), best_responses()
+    chosen = args.only or [*table_kinds, *br_kinds]
+    unknown = [k for k in chosen if k not in table_kinds and k not in br_kinds]
+    if unknown:
+        parser.error(f"--only {unknown[0]!r}: choose from {', '.join([*table_kinds, *br_kinds])}")
+    timers: dict[tuple[str, str], _Timer] = {}
+    for kind in chosen:
+        if kind in br_kinds:  # one engine, one frozen agent: nothing to stack
+            timers[(kind, "agent")] = _BestResponseTimer(
+                args.br_config, br_kinds[kind], args.n_envs
+            )
+            continue
+        for when in ("before", "after"):
+            timers[(kind, when)] = _Timer(cfg, *table_kinds[kind], batched=when == "after")
     times: dict[tuple[str, str], list[dict[str, float]]] = {k: [] for k in timers}
     for r in range(args.rounds + 1):
         for key, timer in timers.items():
@@ -174,10 +242,11 @@ def main(argv: list[str] | None = None) -> None:
                 times[key].append(measured)
         print(f"round {r}/{args.rounds}", end="\r", file=sys.stderr, flush=True)
     print(file=sys.stderr)
-    steps = next(iter(timers.values())).steps
+    steps = {key: timer.steps for key, timer in timers.items()}
     print(
-        f"{cfg.name}: {steps:,} learner steps per round ({cfg.run.n_envs} tables x n_steps), "
-        f"torch threads {cfg.run.torch_threads}, medians of {args.rounds} rounds"
+        f"{cfg.name}: {cfg.run.n_envs} tables x n_steps {cfg.ppo.get('n_steps')} learner steps "
+        f"per round; best responses ({args.br_config}) their own; torch threads "
+        f"{cfg.run.torch_threads}; medians of {args.rounds} rounds"
     )
     print(
         "| table | dispatch | end to end steps/s | after/before | env | opponents | "
@@ -186,9 +255,10 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for kind in chosen:
         rate = {}
-        for when in ("before", "after"):
-            rows = times[(kind, when)]
-            rate[when] = float(np.median([steps / x["total"] for x in rows]))
+        for (k, when), rows in times.items():
+            if k != kind:
+                continue
+            rate[when] = float(np.median([steps[(k, when)] / x["total"] for x in rows]))
             share = {
                 part: float(np.median([x[part] / x["total"] for x in rows]))
                 for part in ("env", "opponents", "learner", "update")
