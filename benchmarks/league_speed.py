@@ -108,6 +108,7 @@ class _Timer:
         self.tables = self.tables_vec.engine
         if not batched:
             self.tables.members = Members(stack=False)
+            self.tables.direct = False
         vec = VecNormalize(self.tables_vec, norm_obs=True, norm_reward=False)
         self.model = MaskablePPO(
             env=vec, seed=cfg.run.seed, device="cpu", verbose=0, **ppo_arguments(cfg.ppo)
@@ -120,6 +121,7 @@ class _Timer:
         self.clock = {"env": 0.0, "opponents": 0.0}
         _time(self.tables_vec, "step_wait", self.clock, "env")
         _time(self.tables, "act_seat", self.clock, "opponents")
+        _time(self.tables, "act_tables", self.clock, "opponents")
 
     def round(self) -> dict[str, float]:
         m = self.model
