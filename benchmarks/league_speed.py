@@ -10,13 +10,19 @@ Builds the league's vectorised tables (``train.league.LeagueVecEnv``) and model 
 - ``2 careful``, ``2 bluffer``: one fixed member, in both opponent seats;
 - ``2 snapshots``: six PPO snapshots of the learner (the league's ``pool_size``), each
   table drawing one per deal, both seats playing it;
+- ``careful+bluffer``, ``quick+random``: two fixed members, each table drawing one per deal;
 - ``mix``: the league's steady state, random, careful, bluffer, quick and six snapshots,
-  drawn evenly.
+  drawn evenly;
+- ``BR vs league``, ``BR vs careful``: ``train/best_response.py``'s learner and tables
+  (``configs/best_response.yaml``, ``--br-config``), the league's committed agent or
+  ``careful`` in every other seat; timed once (``agent``: nothing to dispatch).
 
-Each kind is timed twice in the same run, round by round in turn so a busy machine slows
-all alike: ``before``, every member's ``act_batch`` by itself per seat (the league's
-dispatch before ``agents.members``; ``Members(stack=False)``), and ``after``, the league's
-dispatch now (``agents.members.Members``: the snapshots of a step in one forward per seat).
+Each league kind is timed twice in the same run, round by round in turn so a busy machine
+slows all alike: ``before``, every member's ``act_batch`` by itself per seat on encoded
+observations (the league's dispatch before ``agents.members``: ``Members(stack=False)``,
+``LeagueTables.direct = False``), and ``after``, the league's dispatch now (the snapshots
+of a step in one forward per seat, ``agents.members.Members``; careful, bluffer and quick
+reading their rows off the tables' state, ``LeagueTables.act_tables``).
 A round is one rollout (``n_steps`` x ``n_envs`` learner steps) and one update; the
 rollout is split into the engine (``env``: moves, observations, masks, resets), the
 opponents' decisions (``opponents``) and the rest (``learner``: its forward pass,
@@ -24,19 +30,27 @@ VecNormalize, the rollout buffer). Figures are medians over ``--rounds`` rounds 
 first, warming up, is not counted); end to end is steps / (rollout + update), training
 without the league's evaluations.
 
-Measured (``--rounds 3``, 128 tables, load 12-16 on 2 cores shared with five other jobs:
-the absolute figures are a fifth of a quiet machine's; at load 1-2.5 the same tables ran
-600-840 steps/s): learner steps/s end to end, before -> after
+Measured (``--rounds 2``, 128 tables; 64 for the best responses, their config's; load
+10-12 on 2 cores shared with the lead's training and other jobs, this script at the lowest
+priority: the absolute figures are a small fraction of a quiet machine's; compare within
+the table): learner steps/s end to end, and the shares of the round
 
-    2 careful    168 -> 146 (0.87x)  same code both sides: the noise of the run
-    2 bluffer    115 -> 118 (1.03x)  same code both sides
-    2 snapshots  154 -> 200 (1.29x)  opponents 44% -> 35% of the time
-    mix          198 -> 288 (1.46x)  opponents 56% -> 49%
+    table            before  after  after/before  env  opponents  learner  update
+    2 careful           144    175  1.22x         18%        47%      12%     23%
+    2 bluffer           191    237  1.24x         20%        46%      12%     22%
+    2 snapshots         193    256  1.33x         22%        43%      12%     22%
+    careful+bluffer     202    207  1.02x         19%        51%      10%     19%
+    quick+random        371    376  1.01x         22%        29%      16%     33%
+    mix                 190    228  1.20x         16%        57%       8%     18%
+    BR vs league          -    228                48%        23%      10%     20%
+    BR vs careful         -    242                25%        41%      10%     23%
 
-The update (4 epochs over 4,096 steps, batches of 1,024, 128x128 networks) takes about a
-fifth of the time whatever the table, so it alone caps a run at about five times the end
-to end figure (about 3,100 steps/s at load 2.5): 5,000 learner steps/s is out of reach at
-these settings however fast the opponents decide.
+(both sides with the faster Monte Carlo draw of ``agents.heuristic.card_poker_batch``; two
+rounds a row, so differences of 20% between rows are within the noise: careful+bluffer
+1.02x beside 2 careful 1.22x is the same change). The update (4 epochs over 4,096 steps,
+batches of 1,024, 128x128 networks) takes a fifth to a third of the round whatever the
+table: at these settings it alone caps a run at three to five times the end to end
+figure, so 5,000 learner steps/s needs both the opponents and the update cut further.
 
 The snapshots are the league run's committed ones (``runs/card_poker__card_poker_league__1
 /snapshots``), loaded several times over where the pool needs more.
