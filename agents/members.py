@@ -84,9 +84,27 @@ def _state(agent: Agent, linears: list) -> list:
 
 def _same(agent: Agent, linears: list, state: list) -> bool:
     """Whether ``agent``'s actor is still ``state`` (:func:`_state`): the same objects,
-    the same versions."""
-    now = _state(agent, linears)
-    return now[1] == state[1] and all(x is y for x, y in zip(now[0], state[0], strict=True))
+    the same versions. Asked for every member at every step, so it reads the parameters
+    from each layer's ``_parameters`` and stops at the first difference."""
+    objects, versions = state
+    normalizer = agent.normalizer
+    rms = getattr(normalizer, "obs_rms", None)
+    if (
+        agent.model.policy is not objects[0]
+        or normalizer is not objects[1]
+        or getattr(rms, "mean", None) is not objects[2]
+        or getattr(rms, "var", None) is not objects[3]
+    ):
+        return False
+    i = 4
+    for layer in linears:
+        params = layer._parameters
+        for name in ("weight", "bias"):
+            t = params[name]
+            if t is not objects[i] or t._version != versions[i - 4]:
+                return False
+            i += 1
+    return True
 
 
 class _Stack:

@@ -10,13 +10,19 @@ Builds the league's vectorised tables (``train.league.LeagueVecEnv``) and model 
 - ``2 careful``, ``2 bluffer``: one fixed member, in both opponent seats;
 - ``2 snapshots``: six PPO snapshots of the learner (the league's ``pool_size``), each
   table drawing one per deal, both seats playing it;
+- ``careful+bluffer``, ``quick+random``: two fixed members, each table drawing one per deal;
 - ``mix``: the league's steady state, random, careful, bluffer, quick and six snapshots,
-  drawn evenly.
+  drawn evenly;
+- ``BR vs league``, ``BR vs careful``: ``train/best_response.py``'s learner and tables
+  (``configs/best_response.yaml``, ``--br-config``), the league's committed agent or
+  ``careful`` in every other seat; timed once (``agent``: nothing to dispatch).
 
-Each kind is timed twice in the same run, round by round in turn so a busy machine slows
-all alike: ``before``, every member's ``act_batch`` by itself per seat (the league's
-dispatch before ``agents.members``; ``Members(stack=False)``), and ``after``, the league's
-dispatch now (``agents.members.Members``: the snapshots of a step in one forward per seat).
+Each league kind is timed twice in the same run, round by round in turn so a busy machine
+slows all alike: ``before``, every member's ``act_batch`` by itself per seat on encoded
+observations (the league's dispatch before ``agents.members``: ``Members(stack=False)``,
+``LeagueTables.direct = False``), and ``after``, the league's dispatch now (the snapshots
+of a step in one forward per seat, ``agents.members.Members``; careful, bluffer and quick
+reading their rows off the tables' state, ``LeagueTables.act_tables``).
 A round is one rollout (``n_steps`` x ``n_envs`` learner steps) and one update; the
 rollout is split into the engine (``env``: moves, observations, masks, resets), the
 opponents' decisions (``opponents``) and the rest (``learner``: its forward pass,
@@ -24,19 +30,27 @@ VecNormalize, the rollout buffer). Figures are medians over ``--rounds`` rounds 
 first, warming up, is not counted); end to end is steps / (rollout + update), training
 without the league's evaluations.
 
-Measured (``--rounds 3``, 128 tables, load 12-16 on 2 cores shared with five other jobs:
-the absolute figures are a fifth of a quiet machine's; at load 1-2.5 the same tables ran
-600-840 steps/s): learner steps/s end to end, before -> after
+Measured (``--rounds 2``, 128 tables; 64 for the best responses, their config's; load
+10-12 on 2 cores shared with the lead's training and other jobs, this script at the lowest
+priority: the absolute figures are a small fraction of a quiet machine's; compare within
+the table): learner steps/s end to end, and the shares of the round
 
-    2 careful    168 -> 146 (0.87x)  same code both sides: the noise of the run
-    2 bluffer    115 -> 118 (1.03x)  same code both sides
-    2 snapshots  154 -> 200 (1.29x)  opponents 44% -> 35% of the time
-    mix          198 -> 288 (1.46x)  opponents 56% -> 49%
+    table            before  after  after/before  env  opponents  learner  update
+    2 careful           144    175  1.22x         18%        47%      12%     23%
+    2 bluffer           191    237  1.24x         20%        46%      12%     22%
+    2 snapshots         193    256  1.33x         22%        43%      12%     22%
+    careful+bluffer     202    207  1.02x         19%        51%      10%     19%
+    quick+random        371    376  1.01x         22%        29%      16%     33%
+    mix                 190    228  1.20x         16%        57%       8%     18%
+    BR vs league          -    228                48%        23%      10%     20%
+    BR vs careful         -    242                25%        41%      10%     23%
 
-The update (4 epochs over 4,096 steps, batches of 1,024, 128x128 networks) takes about a
-fifth of the time whatever the table, so it alone caps a run at about five times the end
-to end figure (about 3,100 steps/s at load 2.5): 5,000 learner steps/s is out of reach at
-these settings however fast the opponents decide.
+(both sides with the faster Monte Carlo draw of ``agents.heuristic.card_poker_batch``; two
+rounds a row, so differences of 20% between rows are within the noise: careful+bluffer
+1.02x beside 2 careful 1.22x is the same change). The update (4 epochs over 4,096 steps,
+batches of 1,024, 128x128 networks) takes a fifth to a third of the round whatever the
+table: at these settings it alone caps a run at three to five times the end to end
+figure, so 5,000 learner steps/s needs both the opponents and the update cut further.
 
 The snapshots are the league run's committed ones (``runs/card_poker__card_poker_league__1
 /snapshots``), loaded several times over where the pool needs more.
@@ -58,6 +72,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SNAPSHOTS = ROOT / "runs" / "card_poker__card_poker_league__1" / "snapshots"
 FIXED = ["random", "careful", "bluffer", "quick"]
+LEAGUE_AGENT = ROOT / "runs" / "card_poker__card_poker_league__1" / "model.zip"
 
 
 def kinds(pool: int) -> dict[str, tuple[list[str], int]]:
@@ -66,8 +81,15 @@ def kinds(pool: int) -> dict[str, tuple[list[str], int]]:
         "2 careful": (["careful"], 0),
         "2 bluffer": (["bluffer"], 0),
         "2 snapshots": ([], pool),
+        "careful+bluffer": (["careful", "bluffer"], 0),
+        "quick+random": (["quick", "random"], 0),
         "mix": (FIXED, pool),
     }
+
+
+def best_responses() -> dict[str, str]:
+    """Best-response table kind -> the frozen agent's spec in every other seat."""
+    return {"BR vs league": f"ppo:{LEAGUE_AGENT}", "BR vs careful": "careful"}
 
 
 class _Timer:
@@ -100,6 +122,7 @@ class _Timer:
         self.tables = self.tables_vec.engine
         if not batched:
             self.tables.members = Members(stack=False)
+            self.tables.direct = False
         vec = VecNormalize(self.tables_vec, norm_obs=True, norm_reward=False)
         self.model = MaskablePPO(
             env=vec, seed=cfg.run.seed, device="cpu", verbose=0, **ppo_arguments(cfg.ppo)
@@ -112,6 +135,7 @@ class _Timer:
         self.clock = {"env": 0.0, "opponents": 0.0}
         _time(self.tables_vec, "step_wait", self.clock, "env")
         _time(self.tables, "act_seat", self.clock, "opponents")
+        _time(self.tables, "act_tables", self.clock, "opponents")
 
     def round(self) -> dict[str, float]:
         m = self.model
@@ -131,8 +155,54 @@ class _Timer:
         }
 
 
-def _time(obj, name: str, clock: dict, key: str) -> None:
-    inner = getattr(obj, name)
+class _BestResponseTimer(_Timer):
+    """``train/best_response.py``'s learner and tables (its config's ``ppo:`` and
+    ``run:``), the frozen agent ``against`` in every other seat, timed as :class:`_Timer`."""
+
+    def __init__(self, config: str, against: str, n_envs: int | None) -> None:
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.callbacks import BaseCallback
+        from stable_baselines3.common.utils import configure_logger
+
+        from agents.tables import BatchedVecEnv
+        from envs import games
+        from train import best_response
+        from train.common.sb3 import ppo_arguments
+
+        class _Nothing(BaseCallback):
+            def _on_step(self) -> bool:
+                return True
+
+        over = {"n_envs": n_envs} if n_envs else {}
+        table, ppo, run = best_response.load_config(config, against=against, overrides=over)
+        agent = best_response.frozen_agent(against, table.game, table.players, table.rules)
+        self.clock = {"env": 0.0, "opponents": 0.0}
+        _time(agent, "act_batch", self.clock, "opponents")
+        if hasattr(agent, "table_policy"):  # the engine's shortcut past the observation
+            make = agent.table_policy
+
+            def table_policy(core):
+                act = make(core)
+                return None if act is None else _timed(act, self.clock, "opponents")
+
+            agent.table_policy = table_policy
+        gym_id = games.get(table.game).gym_id
+        self.tables_vec = BatchedVecEnv(
+            gym_id, run.n_envs, run.seed, n_players=table.players, opponents=agent, **table.rules
+        )
+        self.model = MaskablePPO(
+            env=self.tables_vec, seed=run.seed, device="cpu", verbose=0, **ppo_arguments(ppo)
+        )
+        self.model.set_logger(configure_logger(0, None, "", False))
+        self.model._setup_learn(self.model.n_steps * run.n_envs, None)
+        self.callback = _Nothing()
+        self.callback.init_callback(self.model)
+        self.steps = self.model.n_steps * run.n_envs
+        _time(self.tables_vec, "step_wait", self.clock, "env")
+
+
+def _timed(inner, clock: dict, key: str):
+    """``inner``, its seconds added to ``clock[key]``."""
 
     def timed(*args, **kwargs):
         t = time.perf_counter()
@@ -141,7 +211,11 @@ def _time(obj, name: str, clock: dict, key: str) -> None:
         finally:
             clock[key] += time.perf_counter() - t
 
-    setattr(obj, name, timed)
+    return timed
+
+
+def _time(obj, name: str, clock: dict, key: str) -> None:
+    setattr(obj, name, _timed(getattr(obj, name), clock, key))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -150,6 +224,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds per table kind")
     parser.add_argument("--n-envs", type=int, default=None, help="tables (the config's)")
     parser.add_argument("--only", nargs="*", default=None, help="table kinds to time")
+    parser.add_argument(
+        "--br-config", default="best_response.yaml", help="the best responses' config"
+    )
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error(f"--rounds must be >= 1, got {args.rounds}")
@@ -159,13 +236,20 @@ def main(argv: list[str] | None = None) -> None:
     overrides = {"n_envs": args.n_envs} if args.n_envs else {}
     cfg = league.load_config(args.config, overrides)
     setup_torch(cfg.run.torch_threads)
-    table_kinds = kinds(cfg.league.pool_size)
-    chosen = args.only or list(table_kinds)
-    timers = {
-        (kind, when): _Timer(cfg, *table_kinds[kind], batched=when == "after")
-        for kind in chosen
-        for when in ("before", "after")
-    }
+    table_kinds, br_kinds = kinds(cfg.league.pool_size), best_responses()
+    chosen = args.only or [*table_kinds, *br_kinds]
+    unknown = [k for k in chosen if k not in table_kinds and k not in br_kinds]
+    if unknown:
+        parser.error(f"--only {unknown[0]!r}: choose from {', '.join([*table_kinds, *br_kinds])}")
+    timers: dict[tuple[str, str], _Timer] = {}
+    for kind in chosen:
+        if kind in br_kinds:  # one engine, one frozen agent: nothing to stack
+            timers[(kind, "agent")] = _BestResponseTimer(
+                args.br_config, br_kinds[kind], args.n_envs
+            )
+            continue
+        for when in ("before", "after"):
+            timers[(kind, when)] = _Timer(cfg, *table_kinds[kind], batched=when == "after")
     times: dict[tuple[str, str], list[dict[str, float]]] = {k: [] for k in timers}
     for r in range(args.rounds + 1):
         for key, timer in timers.items():
@@ -174,10 +258,11 @@ def main(argv: list[str] | None = None) -> None:
                 times[key].append(measured)
         print(f"round {r}/{args.rounds}", end="\r", file=sys.stderr, flush=True)
     print(file=sys.stderr)
-    steps = next(iter(timers.values())).steps
+    steps = {key: timer.steps for key, timer in timers.items()}
     print(
-        f"{cfg.name}: {steps:,} learner steps per round ({cfg.run.n_envs} tables x n_steps), "
-        f"torch threads {cfg.run.torch_threads}, medians of {args.rounds} rounds"
+        f"{cfg.name}: {cfg.run.n_envs} tables x n_steps {cfg.ppo.get('n_steps')} learner steps "
+        f"per round; best responses ({args.br_config}) their own; torch threads "
+        f"{cfg.run.torch_threads}; medians of {args.rounds} rounds"
     )
     print(
         "| table | dispatch | end to end steps/s | after/before | env | opponents | "
@@ -186,9 +271,10 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for kind in chosen:
         rate = {}
-        for when in ("before", "after"):
-            rows = times[(kind, when)]
-            rate[when] = float(np.median([steps / x["total"] for x in rows]))
+        for (k, when), rows in times.items():
+            if k != kind:
+                continue
+            rate[when] = float(np.median([steps[(k, when)] / x["total"] for x in rows]))
             share = {
                 part: float(np.median([x[part] / x["total"] for x in rows]))
                 for part in ("env", "opponents", "learner", "update")

@@ -339,10 +339,13 @@ class LeagueTables:
     """The engine protocol of ``envs.vector`` over a ``BatchedCardPokerTable`` whose
     opponent seats dispatch, table by table, to the member drawn for that table's deal.
 
-    The opponents are given to the engine as one callable per opponent seat; the engine
-    asks seat j for the tables where it is to move (``_advance``: every running table where
-    a seat other than the learner's is to move), so the callable reads those tables off the
-    engine's state and checks that their count is the batch it got.
+    The opponents are given to the engine as one :class:`_Seat` per opponent seat; the
+    engine asks seat j for the tables where it is to move (``_advance``: every running table
+    where a seat other than the learner's is to move). A seat's ``table_policy`` gets those
+    tables and seats: a member with a ``table_policy`` of its own (``careful``, ``bluffer``,
+    ``quick``) reads its rows off the tables' state, the same choices as its ``act_batch``
+    on their observations (tested in tests/agents), and only the other members' rows are
+    encoded as observations (``direct = False``: every row is, as before).
     """
 
     def __init__(self, table, population: Population) -> None:
@@ -352,11 +355,49 @@ class LeagueTables:
         self.rng = np.random.default_rng()
         self.deals = 0  # deals begun at these tables (for the throughput)
         self.members = Members()  # each table's member; the snapshots in one forward
+        self.direct = True  # members with a table_policy read the tables' state
+        self._acts: dict[int, tuple] = {}  # id(agent) -> (agent, core, its act or None)
 
     @staticmethod
     def seat_policies(holder: dict, n_players: int) -> list:
         """The opponents to build the engine with: seat j asks ``holder["tables"]``."""
-        return [functools.partial(_seat_policy, holder, j) for j in range(n_players - 1)]
+        return [_Seat(holder, j) for j in range(n_players - 1)]
+
+    def _index(self, tables: np.ndarray) -> np.ndarray:
+        """Each table's member, as its index in the population's list."""
+        uids = self.population.uids
+        order = np.argsort(uids)
+        return order[np.searchsorted(uids[order], self.uid[tables])]
+
+    def _act_of(self, agent: Agent, core):
+        """``agent.table_policy(core)`` (None: it has none), made once per agent."""
+        known = self._acts.get(id(agent))
+        if known is None or known[0] is not agent or known[1] is not core:
+            if len(self._acts) > 64:  # snapshots come and go: keep it small
+                self._acts.clear()
+            make = getattr(agent, "table_policy", None)
+            act = make(core) if callable(make) else None
+            known = self._acts[id(agent)] = (agent, core, act)
+        return known[2]
+
+    def act_tables(self, core, tables: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """The actions of ``seats`` (to move) at ``tables``: each played by its table's
+        member, from the tables' state where the member reads it (class docstring)."""
+        index = self._index(tables)
+        agents = [m.agent for m in self.population.members]
+        out = np.empty(len(tables), dtype=np.int64)
+        encoded = np.ones(len(tables), dtype=bool)
+        for k in np.unique(index).tolist() if self.direct else ():
+            act = self._act_of(agents[k], core)
+            if act is not None:
+                rows = np.flatnonzero(index == k)
+                out[rows] = act(tables[rows], seats[rows])
+                encoded[rows] = False
+        if encoded.any():
+            r = np.flatnonzero(encoded)
+            obs, masks = core.observe(seats[r], tables[r]), core.action_masks(tables[r])
+            out[r] = self.members.act(agents, index[r], obs, masks)
+        return out
 
     def act_seat(self, j: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         core, learner = self.table.core, self.table.agent_seat
@@ -367,11 +408,8 @@ class LeagueTables:
                 f"opponent seat {j} was asked for {len(observations)} tables but {len(t)} "
                 "have it to move: the engine's order of play changed"
             )
-        uids = self.population.uids
-        order = np.argsort(uids)
-        index = order[np.searchsorted(uids[order], self.uid[t])]  # each table's member
         agents = [m.agent for m in self.population.members]
-        return self.members.act(agents, index, observations, masks)
+        return self.members.act(agents, self._index(t), observations, masks)
 
     def seed(self, seed: int) -> None:
         engine_seq, own = np.random.SeedSequence(seed).spawn(2)
@@ -412,8 +450,20 @@ class LeagueTables:
         return self.table.action_masks()
 
 
-def _seat_policy(holder: dict, j: int, observations, masks) -> np.ndarray:
-    return holder["tables"].act_seat(j, observations, masks)
+class _Seat:
+    """Opponent seat j of the league's tables (:class:`LeagueTables`, found in
+    ``holder["tables"]`` once the engine is built): called on observations, or through
+    ``table_policy`` on the tables and seats to move."""
+
+    def __init__(self, holder: dict, j: int) -> None:
+        self.holder, self.j = holder, j
+
+    def __call__(self, observations, masks) -> np.ndarray:
+        return self.holder["tables"].act_seat(self.j, observations, masks)
+
+    def table_policy(self, core):
+        holder = self.holder
+        return lambda tables, seats: holder["tables"].act_tables(core, tables, seats)
 
 
 class LeagueVecEnv(BatchedVecEnv):

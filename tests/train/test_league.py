@@ -207,6 +207,21 @@ def _snapshot_zips(tmp_path, n: int) -> list:
     return zips
 
 
+def _play_alike(vecs, steps: int, seed: int) -> None:
+    """Two league tables stepped on the same random legal actions give the same masks,
+    observations, rewards and ends."""
+    new, old = vecs
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        masks = new.action_masks()
+        np.testing.assert_array_equal(masks, old.action_masks())
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        (o1, r1, d1, _), (o2, r2, d2, _) = (v.step(actions) for v in vecs)
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_array_equal(r1, r2)
+        np.testing.assert_array_equal(d1, d2)
+
+
 def test_snapshots_in_one_forward_play_as_each_by_itself(tmp_path):
     # three snapshots join a pool of two: the first leaves, so the uids have a gap
     cfg = load_config(tiny_config(tmp_path, lambda d: d["run"].update(n_envs=128)))
@@ -223,12 +238,26 @@ def test_snapshots_in_one_forward_play_as_each_by_itself(tmp_path):
     obs = [v.reset() for v in vecs]
     np.testing.assert_array_equal(*obs)
     assert set(np.unique(new.engine.uid)) == {0, 1, 3, 4}
-    rng = np.random.default_rng(0)
-    for _ in range(60):
-        masks = new.action_masks()
-        np.testing.assert_array_equal(masks, old.action_masks())
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        (o1, r1, d1, _), (o2, r2, d2, _) = (v.step(actions) for v in vecs)
-        np.testing.assert_array_equal(o1, o2)
-        np.testing.assert_array_equal(r1, r2)
-        np.testing.assert_array_equal(d1, d2)
+    _play_alike(vecs, 60, seed=0)
+
+
+def test_members_reading_the_tables_state_play_as_on_observations(tmp_path):
+    # careful, bluffer and quick read their rows off the tables; random and a snapshot
+    # get observations: the same game as every row encoded (direct = False)
+    fixed = ["random", "quick", "careful", "bluffer"]
+    edit = lambda d: (d["run"].update(n_envs=64), d["league"].update(fixed=fixed))  # noqa: E731
+    cfg = load_config(tiny_config(tmp_path, edit))
+    zips = _snapshot_zips(tmp_path, 1)
+    vecs = []
+    for _ in range(2):
+        pop = Population(cfg)
+        pop.add_snapshot(zips[0], 0)
+        vecs.append(LeagueVecEnv(cfg, pop, seed=3))
+    new, old = vecs
+    old.engine.direct = False
+    obs = [v.reset() for v in vecs]
+    np.testing.assert_array_equal(*obs)
+    assert len(np.unique(new.engine.uid)) == 5
+    _play_alike(vecs, 40, seed=1)
+    read = sorted(agent.name for agent, _, act in new.engine._acts.values() if act is not None)
+    assert read == ["bluffer", "careful", "quick"]
