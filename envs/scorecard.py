@@ -158,7 +158,8 @@ class YahtzeeEnv(TextRenderEnv):
         self._last = (0, action)
         if self.render_mode == "human":
             print(self.render_text())
-        return observe(game), points * self.reward_scale, game.done, False, self._info()
+        obs = observe(game)  # reads the game's state view, which _info reads again
+        return obs, points * self.reward_scale, not game.card._open_rows, False, self._info()
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now (all False before reset and once the episode is over)."""
@@ -200,8 +201,9 @@ class YahtzeeEnv(TextRenderEnv):
             pairs = zip(card.rules.rows, card.scores, strict=True)
             filled = {r: s for r, s in pairs if s is not None}
             card.__dict__["_filled_dict"] = filled
+        mask = self.game.state_view()[6].copy() if not self._ended else self.action_masks()
         return {
-            "action_mask": self.action_masks(),
+            "action_mask": mask,
             "total": card._total,
             "card": dict(filled),
             "bonus": card.bonus,
