@@ -28,7 +28,7 @@ from torch import nn
 
 from envs.rules.scorecard import CLASSIC_ROWS, N_DICE, N_REROLL_ACTIONS, RUSSIAN_ROWS
 
-# Observation length of envs.yahtzee (2 * rows + 18) -> the rule set
+# Observation length of envs.scorecard (2 * rows + 18) -> the rule set
 _RULES_BY_SIZE = {2 * len(CLASSIC_ROWS) + 18: "classic", 2 * len(RUSSIAN_ROWS) + 18: "russian"}
 _DICE = slice(6, 6 + N_DICE)
 

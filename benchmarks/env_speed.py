@@ -21,8 +21,8 @@ of a quiet machine's; the ratios are what one run compares), ``--steps 1000 --re
 
 | what | ratio |
 |---|---|
-| Yahtzee-v0 / pyhtzee | 0.64x (main at b17c53a, its own run at load 9: 0.50x; the branch 0.81x) |
-| YahtzeeClassic-v0 / pyhtzee | 0.65x (main, same pair of runs: 0.48x; the branch 0.67x) |
+| Yahtzee-v0 / pyhtzee | 0.98x (``--only Yahtzee,pyhtzee --steps 2000 --repeats 5``, load 10) |
+| YahtzeeClassic-v0 / pyhtzee | 0.97x (the same run) |
 | dice_poker_v0 (5 and 6 dice) / texas hold'em | 2.08x, 2.02x |
 | yahtzee_v0 russian, classic / texas hold'em | 3.34x, 3.25x |
 | card_poker_v0 / texas hold'em | 2.43x |

@@ -378,7 +378,7 @@ def _scorecard_game(
         new_game=lambda rules, n, rng: scorecard.ScorecardGame(rng, rules),
         winners=lambda game: [0],
         gym_id=gym_id,
-        gym_entry_point="envs.yahtzee:YahtzeeEnv",
+        gym_entry_point="envs.scorecard:YahtzeeEnv",
         gym_kwargs={"rules": rule_set},
         aec_module="envs.multi.yahtzee_v0",
         aec_kwargs={"rules": rule_set},

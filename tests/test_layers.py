@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 WRAPPERS = (
     "envs.dice_poker",
     "envs.card_poker",
+    "envs.scorecard",
     "envs.yahtzee",
     "envs.table",
     "envs.multi",
@@ -73,7 +74,13 @@ def test_the_check_sees_lazy_imports(tmp_path):
     assert _under("envs.dice_poker.observe", WRAPPERS) and "envs.dice_poker.observe" in _imports(f)
 
 
-GYM_WRAPPERS = ("envs.dice_poker", "envs.card_poker", "envs.yahtzee", "envs.table")
+GYM_WRAPPERS = (
+    "envs.dice_poker",
+    "envs.card_poker",
+    "envs.scorecard",
+    "envs.yahtzee",
+    "envs.table",
+)
 
 
 @pytest.mark.parametrize("path", _files("envs/batched"), ids=lambda p: p.name)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from array import array
 from functools import cache
+from struct import Struct
 
 import numpy as np
 
@@ -168,8 +169,8 @@ def observe(
             tail += [g.card.total for g in others]
         raw = bytearray(_dice_part(dice, rolls_used))
         raw += _card_part(card)
-        raw += array("f", tail)
-        return np.frombuffer(raw, dtype=np.float32)
+        raw += _packer(len(tail)).pack(*tail)
+        return np.frombuffer(raw, _F32)
     values = {
         "open_rows": [s is None for s in card.scores],
         "stage": card.stage,
@@ -198,6 +199,15 @@ _ORDER = (
     "total",
     "fill_points",
 )
+
+
+_F32 = np.dtype(np.float32)
+
+
+@cache
+def _packer(n: int) -> Struct:
+    """float32 bytes of ``n`` numbers (as ``array("f", ...)``, a little faster on a few)."""
+    return Struct(f"={n}f")
 
 
 @cache

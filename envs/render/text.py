@@ -6,7 +6,7 @@ AEC env renders its rules-layer state with these (plain strings, no Pillow).
 - :func:`render_scorecard` (a ``ScorecardGame``: dice, rolls left and the card).
 
 The old names ``envs.dice_poker.render_game``, ``envs.card_poker.render_game`` and
-``envs.yahtzee.render_card`` are these functions.
+``envs.scorecard.render_card`` are these functions.
 """
 
 from __future__ import annotations

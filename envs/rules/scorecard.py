@@ -698,14 +698,29 @@ class Scorecard:
         """This card with row ``k`` holding ``score`` and the bonuses added: what
         :meth:`fill` returns, built without the dataclass's checks (the game knows the
         fill is legal)."""
+        # the derived state follows from this card's by one row (as _derive would read it)
         new = object.__new__(Scorecard)
+        d = self.__dict__
+        rules = d["rules"]
+        open_ = (*d["_open"][:k], False, *d["_open"][k + 1 :])
+        upper = k < 6
+        upper_sum = d["_upper_sum"] + score if upper else d["_upper_sum"]
+        stage = d["_stage"]
+        if stage == 1 and upper and True not in open_[:6]:
+            stage = 2
         new.__dict__.update(
-            rules=self.rules,
-            scores=(*self.scores[:k], score, *self.scores[k + 1 :]),
-            bonus=self.bonus + bonus,
-            yahtzee_bonus=self.yahtzee_bonus + ybonus,
+            rules=rules,
+            scores=(*d["scores"][:k], score, *d["scores"][k + 1 :]),
+            bonus=d["bonus"] + bonus,
+            yahtzee_bonus=d["yahtzee_bonus"] + ybonus,
+            _open_rows=tuple(compress(rules.rows, open_)),
+            _stage=stage,
+            _upper_sum=upper_sum,
+            _total=d["_total"] + score + bonus + ybonus,
+            _yahtzee_scored=d["_yahtzee_scored"]
+            or (k == _YAHTZEE_ROW and score == 50 and rules.rules == "classic"),
+            _open=open_,
         )
-        new._derive()
         return new
 
     @classmethod
@@ -960,22 +975,17 @@ class ScorecardGame:
         card, dice, rolls_used = self.card, self.dice, self.rolls_used
         if v is not None and v[0] is card and v[1] is dice and v[2] == rolls_used:
             return v
-        n = len(self.rules.rows)
+        open_ = card._open
+        n = len(open_)
         if not card._open_rows:
             legal, gains = _FALSE[n], (_ZERO[n], _ZERO[n], _ZERO[n])
             points = _ZERO[n]
         else:
             di = _DICE_INDEX[dice]
-            tab = self._tab
-            legal = tuple(_legal_one(self.rules, tab, card._open, di))
+            rules, tab = self.rules, self._tab
+            legal = tuple(_legal_one(rules, tab, open_, di))
             gains = _gains_one(
-                self.rules,
-                tab,
-                card._open,
-                card._upper_sum,
-                card._yahtzee_scored,
-                di,
-                rolls_used == 1,
+                rules, tab, open_, card._upper_sum, card._yahtzee_scored, di, rolls_used == 1
             )
             score, bonus, ybonus = gains
             if bonus is ybonus:  # both _ZERO: the points are the scores of the legal rows
@@ -1036,7 +1046,11 @@ class ScorecardGame:
         ``chance[i]`` (the batched engine reads chance the same way). Raises
         ``ValueError`` naming the legal actions, leaving the game unchanged.
         """
-        if not self.is_legal(action):
+        if type(action) is int and 0 < action < N_REROLL_ACTIONS:  # a re-roll, the common case
+            legal = self.rolls_used < MAX_ROLLS and bool(self.card._open_rows)
+        else:
+            legal = self.is_legal(action)
+        if not legal:
             if self.done:
                 raise ValueError(f"illegal action {action!r}: the game is over")
             rows = ", ".join(
@@ -1053,29 +1067,26 @@ class ScorecardGame:
             else:
                 rolled = sum(_RADIX[faces[i]] for i in range(N_DICE) if action >> i & 1)
             self.rolls_used += 1
-            self._set_dice(_BY_CODE[_KEPT[_DICE_INDEX[self.dice]][action] + rolled])
+            self.dice = dice = DICE[_BY_CODE[_KEPT[_DICE_INDEX[self.dice]][action] + rolled]]
+            self._rolls.append(dice)
             return 0
         k = action - N_REROLL_ACTIONS
         scores, bonuses, ybonuses = self.state_view()[5]
         score, bonus, ybonus = scores[k], bonuses[k], ybonuses[k]
         self.card = self.card._filled(k, score, bonus, ybonus)
         self.history.append(tuple(self._rolls))
-        if not self.done:
+        if self.card._open_rows:
             self._start_turn(faces)
         return score + bonus + ybonus
 
-    def _set_dice(self, index: int) -> None:
-        self.dice = DICE[index]
-        self._rolls.append(self.dice)
-
     def _start_turn(self, chance: Iterable[int] | None = None) -> None:
-        self._rolls = []
         self.rolls_used = 1
         if chance is None:  # as roll(rng, 5)
             code = _ROLL_CODE[N_DICE][draw_below(self.rng, _ROLL_BOUND[N_DICE])]
         else:
             code = sum(_RADIX[f] for f in check_dice(chance, N_DICE))
-        self._set_dice(_BY_CODE[code])
+        self.dice = dice = DICE[_BY_CODE[code]]
+        self._rolls = [dice]
 
     def __getstate__(self) -> dict:  # the rules' tables are not pickled: they are rebuilt
         state = dict(self.__dict__)

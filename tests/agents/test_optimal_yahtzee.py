@@ -450,7 +450,7 @@ def test_action_values_best_is_the_solved_value_and_the_agents_move(request, scr
     """Over every first roll of an empty card the best action averages to the solved
     score; through a seeded game the agent's move is always a best one."""
     from envs.rules.scorecard import ScorecardGame
-    from envs.yahtzee import observe
+    from envs.scorecard import observe
 
     sol = request.getfixturevalue(fixture)
     finals, probs = outcome_distribution(5)

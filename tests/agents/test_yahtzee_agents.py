@@ -17,7 +17,7 @@ from envs.rules.scorecard import (
     ScorecardGame,
     make_rules,
 )
-from envs.yahtzee import decode_observation, observe
+from envs.scorecard import decode_observation, observe
 
 GAMES = [("yahtzee", "Yahtzee-v0", {}), ("yahtzee_classic", "YahtzeeClassic-v0", {})]
 VARIANTS = [

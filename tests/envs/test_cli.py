@@ -105,7 +105,7 @@ def test_imports_no_wrapper_and_no_agent():
     code = (
         "import sys, envs.cli; "
         "bad = [m for m in sys.modules if m.startswith('agents') or m in "
-        "('envs.dice_poker', 'envs.yahtzee', 'envs.card_poker', 'envs.multi')]; "
+        "('envs.dice_poker', 'envs.scorecard', 'envs.yahtzee', 'envs.card_poker', 'envs.multi')]; "
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

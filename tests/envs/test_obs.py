@@ -115,11 +115,20 @@ def test_layouts_match_the_documented_sizes():
 def test_old_import_paths_still_decode():
     from envs.card_poker import decode_observation as card_decode
     from envs.dice_poker import decode_observation as dice_decode
-    from envs.yahtzee import decode_observation as yahtzee_decode
+    from envs.scorecard import decode_observation as yahtzee_decode
 
     assert dice_decode is dice_obs.decode_observation
     assert card_decode is card_obs.decode_observation
     assert yahtzee_decode is yahtzee_obs.decode_observation
+
+
+def test_the_old_env_module_name_is_the_scorecard_module():
+    import gymnasium as gym
+
+    from envs import scorecard, yahtzee
+
+    assert yahtzee is scorecard and yahtzee.YahtzeeEnv is scorecard.YahtzeeEnv
+    assert type(gym.make("Yahtzee-v0").unwrapped) is scorecard.YahtzeeEnv
 
 
 def test_docstring_tables_are_the_layouts():
@@ -127,14 +136,14 @@ def test_docstring_tables_are_the_layouts():
     layouts' fields (one place): each shows its layout's table and no marker is left."""
     import envs.card_poker
     import envs.dice_poker
-    import envs.yahtzee
+    import envs.scorecard
 
     for doc, table in [
         (envs.dice_poker.DicePokerEnv.__doc__, dice_obs.layout(5).index_table()),
         (dice_obs.__doc__, dice_obs.layout(5).index_table()),
         (envs.card_poker.CardPokerEnv.__doc__, card_obs.layout(36, 3).index_table()),
         (card_obs.__doc__, card_obs.layout(36, 3).index_table()),
-        (envs.yahtzee.YahtzeeEnv.__doc__, yahtzee_obs.layout("russian").index_table()),
+        (envs.scorecard.YahtzeeEnv.__doc__, yahtzee_obs.layout("russian").index_table()),
         (yahtzee_obs.__doc__, yahtzee_obs.layout("russian", 2).index_table()),
     ]:
         assert table in doc and "{index_table}" not in doc

@@ -20,8 +20,8 @@ from envs.rules.scorecard import (
     ScorecardGame,
     total_bounds,
 )
+from envs.scorecard import YahtzeeEnv, decode_observation, obs_size, observe
 from envs.spaces import LegalDiscrete
-from envs.yahtzee import YahtzeeEnv, decode_observation, obs_size, observe
 
 IDS = [("Yahtzee-v0", "russian", RUSSIAN_ROWS), ("YahtzeeClassic-v0", "classic", CLASSIC_ROWS)]
 

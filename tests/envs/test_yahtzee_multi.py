@@ -7,7 +7,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from envs.multi import yahtzee_v0
-from envs.yahtzee import decode_observation
+from envs.scorecard import decode_observation
 
 
 @pytest.mark.parametrize(

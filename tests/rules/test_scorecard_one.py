@@ -8,6 +8,8 @@ import pytest
 
 from envs.rules.scorecard import (
     DICE,
+    Scorecard,
+    ScorecardGame,
     fill_gains,
     fill_gains_one,
     legal_row_mask,
@@ -47,3 +49,23 @@ def test_one_card_forms_equal_the_array_forms(rules):
             assert legal_rows_one(rules, one, d) == legal[d].tolist()
             got = fill_gains_one(rules, one, upper_sum, yahtzee_scored, d, first)
             assert [list(g) for g in got] == [g[d].tolist() for g in gains]
+
+
+_DERIVED = ("_open_rows", "_stage", "_upper_sum", "_total", "_yahtzee_scored", "_open")
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: str(r))
+def test_a_filled_card_derives_what_a_built_card_derives(rules):
+    # the game's fill derives the new card's state from the old card's by one row; a card
+    # built from its scores derives it from scratch: the same values, every fill of 40 games
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        game = ScorecardGame(rng, rules)
+        while not game.done:
+            legal = game.legal_actions()
+            game.step(legal[int(rng.integers(len(legal)))])
+            card = game.card
+            built = Scorecard(rules, card.scores, card.bonus, card.yahtzee_bonus)
+            assert {k: card.__dict__[k] for k in _DERIVED} == {
+                k: built.__dict__[k] for k in _DERIVED
+            }

@@ -516,7 +516,7 @@ def test_scorecard_coach_averages_to_the_solved_score(russian_solution):
     assert expected == pytest.approx(sol.expected_score, abs=1e-9)
 
     from agents.optimal.yahtzee import YahtzeeOptimal
-    from envs.yahtzee import observe as observe_card
+    from envs.scorecard import observe as observe_card
 
     agent = YahtzeeOptimal("yahtzee")
     g = ScorecardGame(np.random.default_rng(0), "russian")
