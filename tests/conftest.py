@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable
 
 import pytest
+
+# One intra-op thread for torch (and the BLAS under numpy) unless the caller chose a number:
+# the tests' networks are tiny, and on a 2-core machine a second thread only spins; it doubled
+# the CPU time of tests/agents/test_members.py. Set before any test module imports torch;
+# subprocesses inherit it, and trainers still apply their config's torch_threads.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def step_faces(

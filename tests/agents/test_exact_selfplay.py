@@ -60,6 +60,8 @@ def test_action_values_average_to_the_policy_s_value(kuhn):
     assert value == pytest.approx(kuhn.value(policy)[0], abs=1e-12)
 
 
+# heavy (10 s CPU): PSRO's fast cousin is the mini card poker test below
+@pytest.mark.heavy
 def test_psro_with_exact_best_responses_solves_kuhn(kuhn):
     policy, curve = psro(kuhn, 10)
     assert curve[0][1] == pytest.approx(11 / 24)  # the uniform policy alone
