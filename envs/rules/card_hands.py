@@ -495,6 +495,7 @@ _RANKS_MASK = (1 << (3 * 14)) - 1
 
 
 _LOOKUPS: dict[tuple, _Lookup] = {}
+_BY_DECK: dict[int, _Lookup] = {}  # the lookups of the default options but the deck
 # the default options (check_variant's), as evaluate_hand's defaults
 _DECK, _JOKER_CARD, _CATEGORIES, _SWAP, _ACE_LOW = check_variant.__defaults__
 
@@ -508,8 +509,8 @@ def _lookup(options: tuple) -> _Lookup:
     found = _LOOKUPS.get(key)
     if found is None:
         found = _LOOKUPS[key] = _Lookup(_evaluator(check_variant(*options)))
-        if key == (*check_variant.__defaults__, int, bool, bool):
-            _LOOKUPS[()] = found  # the defaults, as evaluate_hand looks them up first
+        if key[1:] == (_JOKER_CARD, _CATEGORIES, _SWAP, _ACE_LOW, int, bool, bool):
+            _BY_DECK[deck] = found  # only deck= given: evaluate_hand looks it up first
     return found
 
 
@@ -531,8 +532,8 @@ def evaluate_hand(
     """
     # the defaults are passed as the very default objects: one identity test each
     look = (
-        _LOOKUPS.get(())
-        if deck is _DECK
+        _BY_DECK.get(deck)
+        if type(deck) is int
         and joker_card is _JOKER_CARD
         and categories is _CATEGORIES
         and swap_four_and_straight_flush is _SWAP
