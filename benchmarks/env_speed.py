@@ -26,7 +26,7 @@ of a quiet machine's; the ratios are what one run compares), ``--steps 1000 --re
 | dice_poker_v0 (5 and 6 dice) / texas hold'em | 2.08x, 2.02x |
 | yahtzee_v0 russian, classic / texas hold'em | 3.34x, 3.25x |
 | card_poker_v0 / texas hold'em | 2.43x |
-| evaluate_hand 36, 54 cards / treys | 0.43x, 0.29x |
+| evaluate_hand 36, 54 cards / treys | 0.43x, 0.29x (later, by lookup, load 12: 0.52x, 0.42x) |
 
 Not met: the scorecard ids' 2x pyhtzee, evaluate_hand's 1x treys, and the absolute
 20k / 10k steps/s of the poker ids (a learner's step there includes the reset, the
