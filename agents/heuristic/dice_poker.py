@@ -12,6 +12,8 @@ Each is scored by an exact one-roll look-ahead over the dice it would throw:
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from agents.base import Agent, DecisionMemo, legal_actions
@@ -93,8 +95,67 @@ class DicePokerHeuristic(Agent):
         )
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        # a pure function of the fields it reads: decided once per situation
-        return self._decisions.act(self._act, observation, action_mask)
+        # a pure function of the fields it reads: decided once per situation, by table lookup
+        return self._decisions.act(self._lookup_act, observation, action_mask)
+
+    def _lookup_act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """:meth:`_act` read from the compiled tables of :meth:`act_batch`
+        (:meth:`_BatchTables.scalar`, as Python lists): the same candidates, the same values
+        (the shared table, filled by the very same :meth:`_value`), the same tie order.
+        Anything but one observation of this layout and a mask of ``2**n_dice`` is left to
+        :meth:`_act`, which decides (or raises) as before."""
+        if not hasattr(self, "_batch"):
+            self._batch = _batch_tables(self)
+        t = self._batch.scalar()
+        obs = np.asarray(observation)
+        mask = np.asarray(action_mask)
+        if obs.shape != (t.size,) or mask.shape != (t.n_actions,):
+            return self._act(observation, action_mask)
+        row = obs.tolist()
+        legal = mask.tolist()
+        dice = [int(d) for d in row[t.dice]]
+        code = 0
+        for d in dice:
+            code = code * 6 + d - 1
+        # a multiset id (-1: not sorted faces 1-6); the best hand's order index (-1: none)
+        mid = t.index[code] if min(dice) >= 1 and max(dice) <= 6 else -1
+        best = [int(v) for v in row[t.best]]
+        target = -1
+        if best[0] >= 0:
+            at = ((best[0] + 1) * 37 + best[1]) * 49 + best[2] * 7 + best[3]
+            fits = min(best) >= 0 and best[1] < 37 and best[2] < 7 and best[3] < 7
+            target = t.target[at] if fits else -1
+            mid = mid if target >= 0 else -1  # not a hand of these rules: _act says so
+        if mid < 0 or not any(legal):
+            return self._act(observation, action_mask)
+        free = t.all_bits
+        for bit, z in zip(t.bits, row[t.frozen], strict=True):
+            if z:
+                free ^= bit
+        count = int(row[t.best_count]) if target >= 0 else 0
+        if not 0 <= count <= 6:
+            return self._act(observation, action_mask)
+        chase = int(row[t.players_after] == 0)
+        kept = t.kept[mid]
+        top, pick = -np.inf, -1
+        for a in (0, free & t.noncore[mid], free & t.loose[mid], free):
+            if not legal[a]:
+                continue
+            v = self._value_of(kept[a], target, count, chase)
+            if v > top or (v == top and t.order[a] < t.order[pick]):
+                top, pick = v, a
+        return pick if pick >= 0 else self._act(observation, action_mask)
+
+    def _value_of(self, kid: int, target: int, count: int, chase: int) -> float:
+        """One entry of :meth:`_values` (the shared table, filled on first sight)."""
+        t = self._batch
+        at = (kid, target + 1, count, chase)
+        v = t.values[at]
+        if v != v:  # NaN: not asked yet
+            goal = None if target < 0 else target
+            share = 1.0 / (count + 1) if goal is not None else 0.0
+            v = t.values[at] = self._value(t.subs[kid], goal, share, bool(chase))
+        return float(v)
 
     def _act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = set(legal_actions(action_mask).tolist())
@@ -255,6 +316,33 @@ class _BatchTables:
             self.target[((v[0] + 1) * 37 + v[1]) * 49 + v[2] * 7 + v[3]] = i
         self.values = np.full((len(self.subs), len(agent.table.order) + 1, 7, 2), np.nan)
         self._by_state: dict[int, tuple] = {}  # id(turns) -> (turns, cand, kid)
+        self._n = n
+        self._scalar: SimpleNamespace | None = None
+
+    def scalar(self) -> SimpleNamespace:
+        """These tables as Python lists and the observation's columns, for one decision at a
+        time (:meth:`DicePokerHeuristic._lookup_act`); compiled on first use."""
+        if self._scalar is None:
+            n = self._n
+            col = layout(n).slices
+            self._scalar = SimpleNamespace(
+                size=layout(n).size,
+                n_actions=2**n,
+                dice=col["dice"],
+                frozen=col["frozen"],
+                best=col["best"],
+                best_count=col["best_count"].start,
+                players_after=col["players_after"].start,
+                index=self.hands.index.tolist(),
+                target=self.target.tolist(),
+                noncore=self.noncore.tolist(),
+                loose=self.loose.tolist(),
+                kept=self.kept.tolist(),
+                order=self.order.tolist(),
+                bits=self.bits.tolist(),
+                all_bits=self.all_bits,
+            )
+        return self._scalar
 
     def by_state(self, turns) -> tuple[np.ndarray, np.ndarray]:
         """Per turn state of ``turns`` (``envs.batched.dice_poker.TurnStates``): the four

@@ -535,17 +535,44 @@ class DicePokerOptimal(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         # a pure function of the fields it reads: decided once per situation
-        return self._decisions.act(self._act, observation, action_mask)
+        return self._decisions.act(self._lookup_act, observation, action_mask)
+
+    def _lookup_act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """:meth:`_act` with the fields read straight from the observation's columns (as
+        Python numbers; no decoded dict): the same solved policy tables, the same move.
+        Anything but one observation of this layout is left to :meth:`_act`."""
+        lay = layout(self.rules.n_dice)
+        obs = np.asarray(observation)
+        if obs.shape != (lay.size,):
+            return self._act(observation, action_mask)
+        row = obs.tolist()
+        col = lay.slices
+        return self._decide(
+            row[col["dice"]],
+            row[col["frozen"]],
+            row[col["best"]],
+            *(row[col[k].start] for k in ("best_count", "round_players", "position", "rolls_used")),
+            action_mask,
+            lambda: decode_observation(observation, self.rules.n_dice),
+        )
 
     def _act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         f = decode_observation(observation, self.rules.n_dice)
-        dice = [int(d) for d in f["dice"]]
-        frozen = [bool(x) for x in f["frozen"]]
-        best = self.keys.index_of_vector(f["best"])
-        count = int(f["best_count"]) if best is not None else 0
-        pol = self.policy(int(f["round_players"]), int(f["position"]), best, count)
+        read = ("dice", "frozen", "best", "best_count", "round_players", "position", "rolls_used")
+        return self._decide(*(f[k] for k in read), action_mask, lambda: f)
+
+    def _decide(
+        self, dice, frozen, best_vector, best_count, players, position, rolls_used, action_mask, f
+    ) -> int:
+        """The move of the solved turn policy for these observation fields (``f()``: the
+        decoded observation, for the error message)."""
+        dice = [int(d) for d in dice]
+        frozen = [bool(x) for x in frozen]
+        best = self.keys.index_of_vector(best_vector)
+        count = int(best_count) if best is not None else 0
+        pol = self.policy(int(players), int(position), best, count)
         shape = self.shape
-        if int(f["rolls_used"]) == 1:
+        if int(rolls_used) == 1:
             keep = shape.subs[pol.pick1[shape.final_id[tuple(dice)]]]
         elif shape.lock:
             locked = tuple(d for d, z in zip(dice, frozen, strict=True) if z)
@@ -570,7 +597,7 @@ class DicePokerOptimal(Agent):
         if not action_mask[action]:
             raise RuntimeError(
                 f"optimal move {action} is not legal ({legal_actions(action_mask).tolist()}); "
-                f"observation {f}"
+                f"observation {f()}"
             )
         return action
 

@@ -21,11 +21,15 @@ low. Suits never break ties.
 The fast path is :class:`HandEvaluator`: a table of every 5-card hand of the
 deck (by combination index), built once per variant with numpy from the far
 smaller table of rank patterns. It answers single hands in about a
-microsecond and arrays of hands at numpy speed.
+microsecond and arrays of hands at numpy speed. :func:`evaluate_hand` on five
+:class:`Card` values reads the same pattern strengths without sorting: one sum
+of per-card ints gives the rank multiset with its jokers, the suit counts and a
+distinctness check, and two lookups give the hand (:class:`_Lookup`).
 """
 
 from __future__ import annotations
 
+import itertools
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -305,7 +309,10 @@ class HandEvaluator:
                     pattern_scores.append(best)
         scores = np.unique(np.array(pattern_scores, dtype=np.int64))
         lookup = np.full(_BASE**5 * 3, -1, dtype=np.int32)
-        lookup[np.array(pattern_codes)] = np.searchsorted(scores, pattern_scores)
+        pattern_strengths = np.searchsorted(scores, pattern_scores)
+        lookup[np.array(pattern_codes)] = pattern_strengths
+        # every pattern code that occurs with its strength (evaluate_hand's lookup reads it)
+        self.pattern_strengths = dict(zip(pattern_codes, pattern_strengths.tolist(), strict=True))
         self.n_strengths = len(scores)
         self.categories = [self.order[s // _BASE**5] for s in scores.tolist()]
         self.tiebreaks = [_undigits(s % _BASE**5, self.categories[i]) for i, s in enumerate(scores)]
@@ -399,7 +406,11 @@ def _undigits(code: int, category: Category) -> tuple[int, ...]:
 
 
 _new_hand = object.__new__
-_set = object.__setattr__  # CardHand is frozen: its fields are written once, here
+# CardHand is frozen: a fast-path hand gets its whole __dict__ at once, through the
+# descriptor itself (quicker than object.__setattr__(hand, "__dict__", ...))
+_set_dict = next(
+    k.__dict__["__dict__"] for k in CardHand.__mro__ if "__dict__" in k.__dict__
+).__set__
 
 
 def get_evaluator(**variant) -> HandEvaluator:
@@ -413,19 +424,35 @@ def _evaluator(variant: tuple) -> HandEvaluator:
 
 
 class _Lookup:
-    """What :func:`evaluate_hand` reads for one variant: the evaluator's table as Python
-    sequences, each deck card's index, and per strength the fields of its CardHand."""
+    """What :func:`evaluate_hand` reads for one variant, as Python ints, lists and dicts.
+
+    Each card of the deck is one int, ``packed[card]``, with a 3-bit digit per natural
+    rank, one for the jokers and one per suit, and one bit per deck index above them
+    (:data:`_CARD_BITS` on). The sum of five cards' ints is then, without sorting: the
+    hand's rank multiset with its jokers (``total >> 12 & _RANKS_MASK``, a key of
+    ``by_ranks``), its suit counts with the jokers (``total & 0x7FFF``, an index into
+    ``flush``, which gives the flush class of the naturals, jokers neutral as in
+    :class:`_DeckPatterns`) and whether the five cards are distinct (the card bits of a
+    sum of distinct cards number five; a repeat carries and leaves fewer). ``by_ranks``
+    gives per flush class the fields of the CardHand, from the evaluator's own strength
+    of every rank pattern (:attr:`HandEvaluator.pattern_strengths`).
+    """
 
     def __init__(self, ev: HandEvaluator) -> None:
         deck = ev.deck
-        # a card -> its deck index, as Deck.indices numbers it: X is the first joker (a
+
+        def packed(i: int) -> int:
+            card = deck.cards[i]
+            if deck.is_joker(i):
+                return 1 << (_CARD_BITS + i) | 1 << 12
+            return 1 << (_CARD_BITS + i) | 1 << (15 + 3 * (card.rank - 2)) | 1 << (3 * card.suit)
+
+        # a card -> its int, numbered as Deck.indices numbers it: X is the first joker (a
         # second X repeats it, and the general path gives it the second joker)
-        self.index = {card: i for i, card in enumerate(deck.cards) if card != JOKER}
+        self.packed = {card: packed(i) for i, card in enumerate(deck.cards) if card != JOKER}
         if deck.joker_indices:
-            self.index[JOKER] = min(deck.joker_indices)
-        self.binom = ev._binom_lists
-        self.table = ev._table_array
-        self.fields = [
+            self.packed[JOKER] = packed(min(deck.joker_indices))
+        fields = [
             {
                 "category": cat,
                 "tiebreak": tb,
@@ -436,50 +463,106 @@ class _Lookup:
             }
             for s, (cat, tb) in enumerate(zip(ev.categories, ev.tiebreaks, strict=True))
         ]
+        by_ranks: dict[int, list] = {}
+        for code, s in ev.pattern_strengths.items():
+            digits, flush = divmod(code, 3)
+            key = 0
+            for _ in range(5):
+                digits, r = divmod(digits, _BASE)
+                key += 1 if r == 0 else 1 << (3 + 3 * (r - 2))  # a joker, or rank r
+            by_ranks.setdefault(key, [None] * 3)[flush] = fields[s]
+        self.by_ranks = by_ranks
+        self.flush = [NO_FLUSH] * (1 << 15)
+        for suits in itertools.product(range(6), repeat=4):
+            for jokers in range(3):
+                naturals = sum(suits)
+                if naturals + jokers != 5:
+                    continue
+                red = suits[1] + suits[2]
+                flush = (
+                    SUIT_FLUSH
+                    if max(suits) == naturals
+                    else COLOUR_FLUSH
+                    if red in (0, naturals)
+                    else NO_FLUSH
+                )
+                self.flush[sum(c << (3 * k) for k, c in enumerate(suits)) | jokers << 12] = flush
+
+
+# the bit of deck index 0 in a packed card: above 4 suit digits, 1 joker and 13 rank digits
+_CARD_BITS = 3 * (4 + 1 + 13)
+_RANKS_MASK = (1 << (3 * 14)) - 1
 
 
 _LOOKUPS: dict[tuple, _Lookup] = {}
+_BY_DECK: dict[int, _Lookup] = {}  # the lookups of the default options but the deck
+# the default options (check_variant's), as evaluate_hand's defaults
+_DECK, _JOKER_CARD, _CATEGORIES, _SWAP, _ACE_LOW = check_variant.__defaults__
 
 
-def _lookup(variant: dict) -> _Lookup:
-    """The lookup of these options, validated once per spelling (keyed with the values'
-    types too, so that ``deck=36.0`` or ``ace_low_straight=1`` still raise)."""
-    key = (*variant.items(), *map(type, variant.values()))
+def _lookup(options: tuple) -> _Lookup:
+    """The lookup of these options (in :data:`HAND_OPTIONS` order), validated once per
+    spelling: keyed with the types of the numbers and flags too, so that ``deck=36.0`` or
+    ``ace_low_straight=1`` (equal to valid values) still raise."""
+    deck, _, _, swap, ace_low = options
+    key = (*options, type(deck), type(swap), type(ace_low))
     found = _LOOKUPS.get(key)
     if found is None:
-        found = _LOOKUPS[key] = _Lookup(get_evaluator(**variant))
+        found = _LOOKUPS[key] = _Lookup(_evaluator(check_variant(*options)))
+        if key[1:] == (_JOKER_CARD, _CATEGORIES, _SWAP, _ACE_LOW, int, bool, bool):
+            _BY_DECK[deck] = found  # only deck= given: evaluate_hand looks it up first
     return found
 
 
-def evaluate_hand(cards: str | Iterable[str | Card], **variant) -> CardHand:
+def evaluate_hand(
+    cards: str | Iterable[str | Card],
+    *,
+    deck: int = _DECK,
+    joker_card: str | None = _JOKER_CARD,
+    categories: str = _CATEGORIES,
+    swap_four_and_straight_flush: bool = _SWAP,
+    ace_low_straight: bool = _ACE_LOW,
+) -> CardHand:
     """Value five cards: ``evaluate_hand(parse_cards("AS AH X KD 9C"))`` is three aces.
 
     ``cards`` may be a string, card strings or :class:`Card` values; ``X`` is a
     joker (in the 36-card deck the joker card itself, e.g. ``6S``, plays the
-    joker too). Raises ``ValueError`` for anything but five distinct cards of
-    the variant's deck.
+    joker too). The options are those of :func:`check_variant` (module docstring).
+    Raises ``ValueError`` for anything but five distinct cards of the variant's deck.
     """
-    look = _LOOKUPS.get(()) if not variant else None
+    # the defaults are passed as the very default objects: one identity test each
+    look = (
+        _BY_DECK.get(deck)
+        if type(deck) is int
+        and joker_card is _JOKER_CARD
+        and categories is _CATEGORIES
+        and swap_four_and_straight_flush is _SWAP
+        and ace_low_straight is _ACE_LOW
+        else None
+    )
     if look is None:
-        look = _lookup(variant)
+        look = _lookup(
+            (deck, joker_card, categories, swap_four_and_straight_flush, ace_low_straight)
+        )
     if type(cards) is list or type(cards) is tuple:
-        # Five distinct Cards of the deck: one table lookup. Anything else (a card not of
-        # the deck, a repeat, two X) goes the general way below, which also raises.
-        index = look.index
+        # Five distinct Cards of the deck: one sum and two lookups (_Lookup). Anything
+        # else (a card not of the deck, a repeat, two X) goes the general way below, which
+        # also raises.
+        packed = look.packed
         try:
             c0, c1, c2, c3, c4 = cards
-            a, b, c, d, e = sorted((index[c0], index[c1], index[c2], index[c3], index[c4]))
+            total = packed[c0] + packed[c1] + packed[c2] + packed[c3] + packed[c4]
         except (KeyError, TypeError, ValueError):
-            a = b = 0
-        if a < b < c < d < e:
-            bl = look.binom
-            s = look.table[bl[1][a] + bl[2][b] + bl[3][c] + bl[4][d] + bl[5][e]]
-            fields = look.fields[s].copy()
+            total = 0
+        if (total >> _CARD_BITS).bit_count() == 5:
+            fields = look.by_ranks[total >> 12 & _RANKS_MASK][look.flush[total & 0x7FFF]].copy()
             fields["cards"] = tuple(cards)
             hand = _new_hand(CardHand)
-            _set(hand, "__dict__", fields)
+            _set_dict(hand, fields)
             return hand
-    ev = get_evaluator(**variant)
+    ev = _evaluator(
+        check_variant(deck, joker_card, categories, swap_four_and_straight_flush, ace_low_straight)
+    )
     cards = parse_cards(cards)
     if len(cards) != 5:
         raise ValueError(f"a hand is five cards, got {len(cards)}: {' '.join(map(str, cards))}")

@@ -94,3 +94,31 @@ def test_wilson_interval_covers_the_rate():
     lo, hi = wilson_interval(50, 100)
     assert lo < 0.5 < hi and hi - lo < 0.2
     assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize(("n_dice", "variant"), [(5, {}), (6, {}), (6, {"pyramid": "any"})])
+def test_heuristic_table_lookup_decides_as_its_scalar_code(n_dice, variant):
+    """act reads the compiled tables (_lookup_act); _act, the scalar code they were compiled
+    from, chooses the same on every situation of a few hundred games (2-4 players, every
+    position, play-offs), and a malformed observation still raises as _act does."""
+    game = "dice_poker" if n_dice == 5 else "dice_poker6"
+    agent = make_agent("heuristic", game=game, **variant)
+    rules = DicePokerRules(n_dice=n_dice, **variant)
+    rng = np.random.default_rng(5)
+    decisions = 0
+    for k in range(150):
+        players = 2 + k % 3
+        game_ = DicePokerGame(list(range(players)), rng, rules)
+        while not game_.done:
+            seat = game_.current_player
+            obs, mask = observe(game_, seat), game_.action_mask()
+            assert agent._lookup_act(obs, mask) == agent._act(obs, mask), obs
+            decisions += 1
+            legal = np.flatnonzero(mask)
+            game_.step(int(legal[rng.integers(len(legal))]))
+    assert decisions > 600
+    bad = observe(game_, 0) * 0  # no dice: not a decision of this layout
+    with pytest.raises(KeyError):
+        agent._act(bad, np.ones(2**n_dice, dtype=bool))
+    with pytest.raises(KeyError):
+        agent._lookup_act(bad, np.ones(2**n_dice, dtype=bool))

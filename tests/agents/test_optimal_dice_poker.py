@@ -272,3 +272,26 @@ def test_action_values_best_is_the_solved_value_and_the_agents_move(game, varian
         assert values[agent.act(obs, g.action_mask())] == pytest.approx(max(values.values()))
         expected += multiset_probability(dice) * max(values.values())
     assert expected == pytest.approx(solve_game(2, n, **variant).win[0], abs=1e-12)
+
+
+@pytest.mark.parametrize(("n_dice", "lock"), [(5, True), (5, False), (6, True)])
+def test_optimal_column_reads_decide_as_the_decoded_observation(n_dice, lock):
+    """act reads the observation's columns (_lookup_act); _act decodes it first: the same
+    move on every situation of a few hundred games (2-4 players, every position)."""
+    from envs.dice_poker import observe
+    from envs.rules.dice_poker import DicePokerGame, DicePokerRules
+
+    game = "dice_poker" if n_dice == 5 else "dice_poker6"
+    agent = make_agent("optimal", game=game, lock_kept_dice=lock)
+    rules = DicePokerRules(n_dice=n_dice, lock_kept_dice=lock)
+    rng = np.random.default_rng(11)
+    decisions = 0
+    for k in range(120):
+        g = DicePokerGame(list(range(2 + k % 3)), rng, rules)
+        while not g.done:
+            obs, mask = observe(g, g.current_player), g.action_mask()
+            assert agent._lookup_act(obs, mask) == agent._act(obs, mask), obs
+            decisions += 1
+            legal = np.flatnonzero(mask)
+            g.step(int(legal[rng.integers(len(legal))]))
+    assert decisions > 400
