@@ -338,9 +338,11 @@ def _five_dice_only(options: dict) -> None:
 
 
 def _dice_game(name: str, n_dice: int, gym_id: str) -> Game:
+    short = "Prison dice poker"  # a rendered table's header adds the dice
     return Game(
         name=name,
-        title=f"Prison dice poker, {n_dice} dice",
+        title=f"{short}, {n_dice} dice",
+        short_title=short,
         result="chips",
         rule_options=_DICE_OPTIONS,
         table_options=DICE_TABLE,
