@@ -4,7 +4,7 @@
     result = run_arena("dice_poker", ["random", "heuristic", "optimal"], 6000, seed=0, workers=2)
     print(result.markdown())
 
-How games are played (``train/benchmark.py`` is the command-line front end):
+How games are played (``tools/benchmark.py`` is the command-line front end):
 
 - **Seats.** A table has ``players`` seats. Agent specs fill the seats cyclically
   (seat entry ``k`` is agent ``k % len(specs)``), so ``--players`` may exceed the
@@ -16,7 +16,7 @@ How games are played (``train/benchmark.py`` is the command-line front end):
   deal, fresh stacks) per game index, position 0 first to act. Each game yields the
   chips every seat won or lost and who won (a split card-poker pot counts as a
   share ``1/k`` to each of the ``k`` winners).
-- **Duplicate deals** (``duplicate=True``, poker games; ``train/benchmark.py
+- **Duplicate deals** (``duplicate=True``, poker games; ``tools/benchmark.py
   --duplicate``): each aligned block of ``players`` games, the rotations of one seat
   order, replays one deal: card poker the same shuffled deck (position ``p`` gets the
   same five cards in every game of the block, the stock the same order), dice poker the
@@ -33,7 +33,7 @@ How games are played (``train/benchmark.py`` is the command-line front end):
   game alone on those dice and the figure is its total score; with ``players > 1``
   also the settlement of docs/rules.md section 4, total minus the table's mean total. Maximising the
   expected total maximises the expected settlement, so players see the solo
-  observation of ``Yahtzee-v0`` in either case.
+  observation of ``PokerNaKostyah-v0`` in either case.
 - **Per agent and game** an agent's result is the mean over the seats it held.
   Intervals are 95%: Wilson score intervals for rates, mean ± 1.96 standard errors
   (over games) for chips and scores; with duplicate deals mean ± 1.96 standard errors
