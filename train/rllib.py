@@ -32,7 +32,7 @@ Everything lands in ``runs/{game}__{config}-rllib__{seed}/`` as train/ppo.py lay
 ``config.yaml`` (resolved), ``metrics.csv``, ``curve.png``, ``final.json``,
 ``checkpoints/step_N/`` (RLlib algorithm checkpoints, for ``--resume``) and ``model/``
 (the trained policy: ``make_agent("rllib:runs/.../model", game=...)``, the arena,
-``train/play.py --opponents rllib:...``). Evaluations are train/ppo.py's own
+``tools/play.py --opponents rllib:...``). Evaluations are train/ppo.py's own
 (``measure``): the policy plays the single-agent env, most likely legal action.
 """
 
@@ -52,7 +52,6 @@ from train.common.results import model_line
 from train.common.rllib import (
     RLlibConfig,
     build_algorithm_config,
-    checkpoint_step,
     export_model,
     init_ray,
     load_config,
@@ -60,7 +59,7 @@ from train.common.rllib import (
     save_algorithm,
     take_snapshot,
 )
-from train.common.rundir import due, open_folder, resuming, tracked_files
+from train.common.rundir import checkpoint_step, due, open_folder, resuming, tracked_files
 from train.common.sb3 import (
     finish,
     format_result,

@@ -258,11 +258,6 @@ def export_model(checkpoint: Path, mid: str, out: Path) -> None:
     fsync_dir(out.parent)
 
 
-def checkpoint_step(path: Path) -> int:
-    """The step of a ``step_N`` checkpoint folder."""
-    return int(path.name.split("_")[1])
-
-
 def init_ray(address: str | None, num_env_runners: int, num_learners: int) -> None:
     import ray
 
