@@ -7,7 +7,7 @@ played by exact expectimax over the dice with ``V`` at its leaves: after each ro
 best of filling a legal row now (the points the rules give, bonuses included, plus ``V``
 of the card it leaves) and of every keep (its exact expected value over the re-rolled
 dice, two rolls deep). The within-turn machinery is the exact solver's
-(``agents.optimal._yahtzee_turn``); only ``V`` is learned, from the points of the games
+(``agents.optimal._scorecard_turn``); only ``V`` is learned, from the points of the games
 it plays. Nothing of the solved optimum enters: ``V`` starts at zero (a greedy player).
 
 ``make_agent("afterstate:path/to/value.pt", game="yahtzee_classic")`` plays a saved
@@ -27,8 +27,8 @@ from torch import nn
 from agents.atomic import atomic_write
 from agents.base import Agent
 from agents.model_files import check_finite, check_zip
-from agents.optimal._yahtzee_turn import COUNTS, keep_values, turn_values
-from agents.optimal.yahtzee import TurnPlan
+from agents.optimal._scorecard_turn import COUNTS, keep_values, turn_values
+from agents.optimal.scorecard import TurnPlan
 from envs import games
 from envs.obs.scorecard import decode_observation
 from envs.rules.scorecard import (

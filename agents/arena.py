@@ -4,7 +4,7 @@
     result = run_arena("dice_poker", ["random", "heuristic", "optimal"], 6000, seed=0, workers=2)
     print(result.markdown())
 
-How games are played (``train/benchmark.py`` is the command-line front end):
+How games are played (``tools/benchmark.py`` is the command-line front end):
 
 - **Seats.** A table has ``players`` seats. Agent specs fill the seats cyclically
   (seat entry ``k`` is agent ``k % len(specs)``), so ``--players`` may exceed the
@@ -16,7 +16,7 @@ How games are played (``train/benchmark.py`` is the command-line front end):
   deal, fresh stacks) per game index, position 0 first to act. Each game yields the
   chips every seat won or lost and who won (a split card-poker pot counts as a
   share ``1/k`` to each of the ``k`` winners).
-- **Duplicate deals** (``duplicate=True``, poker games; ``train/benchmark.py
+- **Duplicate deals** (``duplicate=True``, poker games; ``tools/benchmark.py
   --duplicate``): each aligned block of ``players`` games, the rotations of one seat
   order, replays one deal: card poker the same shuffled deck (position ``p`` gets the
   same five cards in every game of the block, the stock the same order), dice poker the
@@ -33,7 +33,7 @@ How games are played (``train/benchmark.py`` is the command-line front end):
   game alone on those dice and the figure is its total score; with ``players > 1``
   also the settlement of docs/rules.md section 4, total minus the table's mean total. Maximising the
   expected total maximises the expected settlement, so players see the solo
-  observation of ``Yahtzee-v0`` in either case.
+  observation of ``PokerNaKostyah-v0`` in either case.
 - **Per agent and game** an agent's result is the mean over the seats it held.
   Intervals are 95%: Wilson score intervals for rates, mean ± 1.96 standard errors
   (over games) for chips and scores; with duplicate deals mean ± 1.96 standard errors
@@ -69,7 +69,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import Agent, make_agent
+from agents import TRAINED, TRAINED_SPECS, Agent, make_agent
 from envs import games
 from envs.rules.dice import roll
 from envs.rules.dice_poker import DicePokerRules
@@ -253,6 +253,57 @@ def build_agents(setup: ArenaSetup) -> list[Agent]:
             agents.append(make_agent(spec, setup.game, **rules))
     _check_observation_shapes(setup, agents)
     return agents
+
+
+def check_spec(spec: str, game: str) -> None:
+    """Fail fast, before any solver is built, on a spec that cannot play ``game``."""
+    prefix, _, path = spec.partition(":")
+    if path and prefix in TRAINED:  # a trained model: a file or a run/checkpoint folder
+        kind = TRAINED[prefix][1]
+        if not (Path(path).is_file() if kind == "file" else Path(path).is_dir()):
+            raise ValueError(f"agent {spec!r}: no model {kind} at {path!r}")
+        return
+    from agents import AGENTS  # a view of the registry, read when asked
+
+    if spec not in AGENTS:
+        names = ", ".join(sorted(AGENTS))
+        raise ValueError(f"unknown agent {spec!r}; choose one of {names}, {TRAINED_SPECS}")
+    by_game = AGENTS[spec]
+    if games.get(game).name not in by_game and "*" not in by_game:
+        raise ValueError(
+            f"agent {spec!r} does not exist for game {game!r}; it plays {', '.join(by_game)}"
+        )
+
+
+def check_fits(agent, game: str, players: int, rules: dict, label: str | None = None) -> None:
+    """A trained agent fits the table it is to play at, before any game: a PPO model's
+    observation shape and number of actions (a card-poker model of another bid range has
+    other actions), a hand-value table's number of players. ValueError names the agent."""
+    label = label or f"agent {getattr(agent, 'name', agent)!r}"
+    record = games.get(game)
+    made = record.make_rules(**rules)
+    model = getattr(agent, "model", None)
+    space = getattr(model, "observation_space", None)
+    shape = record.observation(made, players).shape
+    if space is not None and tuple(space.shape) != shape:
+        raise ValueError(
+            f"{label} was trained on observations of shape {tuple(space.shape)}, but {game} "
+            f"with {players} players gives {shape}: a different game, variant or number of "
+            "players?"
+        )
+    n_actions = getattr(getattr(model, "action_space", None), "n", None)
+    want = getattr(made, "n_actions", None)
+    if n_actions is not None and want is not None and int(n_actions) != int(want):
+        raise ValueError(
+            f"{label} was trained with {n_actions} actions, but {game} with these rules has "
+            f"{want}: another bid range or variant (see --rule)?"
+        )
+    table_players = getattr(getattr(agent, "table", None), "n_players", None)
+    if table_players is not None and table_players != players:
+        raise ValueError(
+            f"{label} is a hand-value table of {table_players}-player rounds; it cannot play "
+            f"at {players} players (train one with env.kwargs.n_players: {players})"
+        )
 
 
 def _check_observation_shapes(setup: ArenaSetup, agents: list[Agent]) -> None:

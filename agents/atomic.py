@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,3 +90,14 @@ def write_text(path: str | Path, text: str) -> None:
     """``Path.write_text``, atomically."""
     with atomic_write(path, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+def json_safe(x):
+    """JSON has no NaN: write null instead."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: json_safe(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [json_safe(v) for v in x]
+    return x

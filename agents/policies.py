@@ -47,7 +47,7 @@ def canonical_reroll_mask(obs: torch.Tensor) -> torch.Tensor:
 
 
 class ScorecardFeatures(BaseFeaturesExtractor):
-    """The learner's view of a ``Yahtzee-v0`` / ``YahtzeeClassic-v0`` observation."""
+    """The learner's view of a ``PokerNaKostyah-v0`` / ``YahtzeeClassic-v0`` observation."""
 
     def __init__(self, observation_space: spaces.Box) -> None:
         size = observation_space.shape[0]

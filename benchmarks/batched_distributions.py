@@ -4,7 +4,7 @@ players, playing in batch on the engines' own dice, score what the solvers say t
     python benchmarks/batched_distributions.py                 # 100,000 games each
     python benchmarks/batched_distributions.py --games 20000 --seed 2
 
-- Scorecard games (russian and classic): the optimal player (``agents.optimal.yahtzee``,
+- Scorecard games (russian and classic): the optimal player (``agents.optimal.scorecard``,
   its ``act_batch``) plays ``--games`` games on ``BatchedScorecard``; its mean total against
   the solver's exact expected score, with the 95% confidence interval of the mean and the
   z-score.

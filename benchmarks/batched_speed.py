@@ -145,12 +145,12 @@ def scorecard_rows(repeats: int, seconds: float, sizes=SIZES) -> list[str]:
 
     head = " | ".join(f"N = {n:,}" for n in sizes)
     rows = [f"| steps/s | {head} |", "|---|" + "---|" * len(sizes)]
-    for rules, name in (("classic", "YahtzeeClassic-v0"), ("russian", "Yahtzee-v0")):
+    for rules, name in (("classic", "YahtzeeClassic-v0"), ("russian", "PokerNaKostyah-v0")):
         cells = [
             f"{median_rate(_scorecard_engine(n, rules), repeats, seconds):,.0f}" for n in sizes
         ]
         rows.append(f"| {name} batched engine, random legal actions | " + " | ".join(cells) + " |")
-    for env_id in ("YahtzeeClassic-v0", "Yahtzee-v0"):
+    for env_id in ("YahtzeeClassic-v0", "PokerNaKostyah-v0"):
         rate = median_rate(_scorecard_scalar(env_id), repeats, seconds)
         rows.append(
             f"| {env_id} gym env, one game per call | {rate:,.0f} |" + " |" * (len(sizes) - 1)

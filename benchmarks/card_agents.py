@@ -8,7 +8,7 @@ Every table is played for ``--deals`` independent deals (fresh stacks of
 order, so each agent plays each position equally often (when ``--deals`` is a
 multiple of the number of orders). The interval is mean ± 1.96 standard errors
 of the agent's net chips per deal. The deals are played by the arena
-(:mod:`agents.arena`; ``train/benchmark.py --game card_poker`` gives the full report).
+(:mod:`agents.arena`; ``tools/benchmark.py --game card_poker`` gives the full report).
 """
 
 from __future__ import annotations

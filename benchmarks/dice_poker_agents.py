@@ -2,7 +2,7 @@
 
     python benchmarks/dice_poker_agents.py --agents heuristic random random --games 6000
 
-A shortcut for ``train/benchmark.py --game dice_poker`` (the arena in
+A shortcut for ``tools/benchmark.py --game dice_poker`` (the arena in
 :mod:`agents.arena`), printing only the table.
 """
 

@@ -4,7 +4,7 @@ where the time goes (rollout env, opponents, learner forward, update).
     python benchmarks/league_speed.py                     # card_poker_league, its n_envs
     python benchmarks/league_speed.py --rounds 7 --n-envs 512
 
-Builds the league's vectorised tables (``train.league.LeagueVecEnv``) and model exactly as
+Builds the league's vectorised tables (``train.common.league.LeagueVecEnv``) and model exactly as
 ``train/league.py`` does, with the population fixed to one table kind:
 
 - ``2 careful``, ``2 bluffer``: one fixed member, in both opponent seats;
@@ -59,7 +59,6 @@ The snapshots are the league run's committed ones (``runs/card_poker__card_poker
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
@@ -104,7 +103,7 @@ class _Timer:
         from stable_baselines3.common.vec_env import VecNormalize
 
         from agents.members import Members
-        from train import league
+        from train.common import league
         from train.common.sb3 import ppo_arguments
 
         class _Nothing(BaseCallback):
@@ -230,7 +229,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error(f"--rounds must be >= 1, got {args.rounds}")
-    from train import league
+    from benchmarks.timing import time_rounds
+    from train.common import league
     from train.common.sb3 import setup_torch
 
     overrides = {"n_envs": args.n_envs} if args.n_envs else {}
@@ -250,14 +250,7 @@ def main(argv: list[str] | None = None) -> None:
             continue
         for when in ("before", "after"):
             timers[(kind, when)] = _Timer(cfg, *table_kinds[kind], batched=when == "after")
-    times: dict[tuple[str, str], list[dict[str, float]]] = {k: [] for k in timers}
-    for r in range(args.rounds + 1):
-        for key, timer in timers.items():
-            measured = timer.round()
-            if r:
-                times[key].append(measured)
-        print(f"round {r}/{args.rounds}", end="\r", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
+    times = time_rounds(timers, args.rounds)
     steps = {key: timer.steps for key, timer in timers.items()}
     print(
         f"{cfg.name}: {cfg.run.n_envs} tables x n_steps {cfg.ppo.get('n_steps')} learner steps "

@@ -38,16 +38,16 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+from agents.exact.fixed import fixed_policies  # noqa: E402
 from agents.exact.games import MiniCardPoker  # noqa: E402
 from agents.exact.solve import cfr  # noqa: E402
-from agents.exact.tree import GameTree  # noqa: E402
-from benchmarks.exact_card_poker import fixed_policies  # noqa: E402
-from benchmarks.mini_best_response import (  # noqa: E402
+from agents.exact.tables import (  # noqa: E402
     TreeTables,
     make_vec_env,
     observations,
     play_deals,
 )
+from agents.exact.tree import GameTree  # noqa: E402
 from envs.rules.card_poker_mini import MiniCardPokerRules  # noqa: E402
 
 EVAL_SEED = 10_000_000
@@ -58,10 +58,10 @@ def ppo_section(overrides: list[str]) -> dict:
     (values read as YAML; ``policy_kwargs.net_arch=...`` reaches one level down)."""
     import yaml
 
-    from train.best_response import load_config
+    from train.common.sb3 import load_env_run
 
-    _, ppo, _ = load_config("best_response.yaml")
-    ppo = dict(ppo)
+    _, data, _, _ = load_env_run("best_response.yaml", trainers=("ppo", "best_response"))
+    ppo = dict(data.get("ppo") or {})
     for item in overrides:
         key, value = item.split("=", 1)
         value = yaml.safe_load(value)

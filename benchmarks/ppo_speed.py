@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import sys
 import time
 
 import numpy as np
@@ -31,6 +30,7 @@ import numpy as np
 if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
     import _bootstrap  # noqa: F401
 
+from benchmarks.timing import time_rounds  # noqa: E402
 from train.common.sb3 import load_config, make_vec_env, ppo_arguments  # noqa: E402
 
 
@@ -97,14 +97,7 @@ def main(argv: list[str] | None = None) -> None:
     cfg = load_config(args.config, {"n_envs": args.n_envs})
     torch.set_num_threads(cfg.run.torch_threads)
     timers = {name: _Timer(cfg, p, v) for name, (p, v) in variants(cfg.ppo).items()}
-    times: dict[str, list[tuple[float, float]]] = {name: [] for name in timers}
-    for r in range(args.rounds + 1):
-        for name, timer in timers.items():
-            measured = timer.round()
-            if r:
-                times[name].append(measured)
-        print(f"round {r}/{args.rounds}", end="\r", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
+    times = time_rounds(timers, args.rounds)
     steps = next(iter(timers.values())).steps
     print(
         f"{cfg.name}: {steps:,} env steps per round ({cfg.run.n_envs} games x n_steps), "

@@ -19,7 +19,7 @@ import time
 if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
     import _bootstrap  # noqa: F401
 
-from train import rllib as train_rllib  # noqa: E402
+from train.common import rllib as train_rllib  # noqa: E402
 from train.common import sb3 as train_ppo  # noqa: E402
 
 

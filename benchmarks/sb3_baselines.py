@@ -18,7 +18,7 @@ Scored as ``train/ppo.py`` scores its runs, on ``--eval-games`` games of the bat
 with one evaluation seed, so every agent meets the same deals in the same seats:
 
 - scorecard games (``yahtzee``, ``yahtzee_classic``): the mean final total and its % of
-  the exact optimum (``agents.optimal.yahtzee.solve(rules).expected_score``, what
+  the exact optimum (``agents.optimal.scorecard.solve(rules).expected_score``, what
   ``train/ppo.py``'s ``pct_optimal`` divides by); beside it the heuristic player in the
   learner's place (``train/ppo.py``'s yardstick), the optimal player and the random one.
 - the pokers: chips per game in a random seat against the heuristic opponents
@@ -197,7 +197,7 @@ def optimum(game: str) -> float | None:
     """The exact optimal mean of a scorecard game (``train/ppo.py``'s ``optimal_score``)."""
     if games.kind_of(game) != "points":
         return None
-    from agents.optimal.yahtzee import solve
+    from agents.optimal.scorecard import solve
 
     return float(solve(games.get(game).make_rules()).expected_score)
 

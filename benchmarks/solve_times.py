@@ -7,7 +7,7 @@
 Each solve ignores the on-disk cache (the time to load a cached solution is
 printed separately), and prints the wall time, the CPU time of this process
 (the honest figure on a machine shared with other work) and the solution's
-headline number (agents/optimal/yahtzee.py). The dice-poker solve times are
+headline number (agents/optimal/scorecard.py). The dice-poker solve times are
 printed by benchmarks/dice_poker_solver.py.
 """
 
@@ -25,11 +25,11 @@ from collections.abc import Callable
 from envs.cli import add_rule_argument, rule_options
 from envs.rules.scorecard import OPTION_NAMES
 
-# -- scorecard games (agents/optimal/yahtzee.py) -----------------------------------------
+# -- scorecard games (agents/optimal/scorecard.py) -----------------------------------------
 
 
 def _time_scorecard(rules: str, **options) -> dict[str, float]:
-    from agents.optimal import yahtzee as yz
+    from agents.optimal import scorecard as yz
 
     wall, cpu = time.perf_counter(), time.process_time()
     solution = yz.solve(rules, cache=False, **options)
@@ -57,7 +57,7 @@ def _time_scorecard(rules: str, **options) -> dict[str, float]:
 
 
 def yahtzee(**options) -> dict[str, float]:
-    """The russian scorecard game, ``Yahtzee-v0`` (target: under 20 s)."""
+    """The russian scorecard game, ``PokerNaKostyah-v0`` (target: under 20 s)."""
     return _time_scorecard("russian", **options)
 
 

@@ -32,7 +32,7 @@ def _make_vec(gym_id: str, num_envs: int = 1, **options):
 class _IdEntryPoint:
     """``gym.make(id)``'s creator: the game's env class (``metadata`` is the class's, so
     Gymnasium's render-mode handling is unchanged), refusing a keyword that contradicts the
-    id (``gym.make("Yahtzee-v0", rules="classic")``), as ``gym.make_vec`` does, with the
+    id (``gym.make("PokerNaKostyah-v0", rules="classic")``), as ``gym.make_vec`` does, with the
     opponents' agent specs resolved one floor up (:data:`SEAT_OPTIONS`)."""
 
     def __init__(self, gym_id: str) -> None:
@@ -53,7 +53,7 @@ class _IdEntryPoint:
         from envs import games
 
         game, creator = self._creator()
-        games.check_id_kwargs(game, kwargs)
+        games.check_id_kwargs(game, kwargs, self.gym_id)
         return creator(**seat_options(self.gym_id, kwargs))
 
     def __repr__(self) -> str:
@@ -70,9 +70,9 @@ def register_gym_ids() -> None:
             if gym_id not in registry:
                 register(
                     id=gym_id,
-                    entry_point=_IdEntryPoint(game.gym_id),
+                    entry_point=_IdEntryPoint(gym_id),
                     vector_entry_point=(
-                        functools.partial(_make_vec, game.gym_id) if game.batched_engine else None
+                        functools.partial(_make_vec, gym_id) if game.batched_engine else None
                     ),
                     kwargs=dict(game.gym_kwargs),
                 )

@@ -172,8 +172,9 @@ class CardPokerEnv(TableEnv):
         deal_no = m.deals_played + (0 if m.game.done else 1)
         r = self.rules
         joker = "two jokers" if r.deck == 54 else f"joker {r.joker_card}"
+        title = games.get("card_poker").title
         header = (
-            f"Card poker, {r.deck} cards ({joker if r.joker_card else 'no joker'}), "
+            f"{title}, {r.deck} cards ({joker if r.joker_card else 'no joker'}), "
             f"{self.n_players} players, deal {deal_no}/{m.max_deals}; net chips "
             + ", ".join(f"{labels[s]} {c:+d}" for s, c in enumerate(m.net))
         )

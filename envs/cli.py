@@ -1,6 +1,6 @@
 """The one reader of ``--rule KEY=VALUE`` options, shared by every script.
 
-Every command line of the project (``train/play.py``, ``train/benchmark.py``,
+Every command line of the project (``tools/play.py``, ``tools/benchmark.py``,
 ``train/ppo.py``, ``benchmarks/*.py``) turns its repeated ``--rule KEY=VALUE``
 flags into keyword arguments with :func:`parse_rule_options`, so a value means
 the same thing everywhere:

@@ -149,7 +149,7 @@ class DicePokerEnv(TableEnv):
         m = self.match
         labels = self._labels()
         header = (
-            f"Dice poker, {self.rules.n_dice} dice, {self.n_players} players, "
+            f"{games.by_fixed('n_dice', self.rules.n_dice).title}, {self.n_players} players, "
             f"game {min(m.games_played + 1, m.n_games)}/{m.n_games}; net chips "
             + ", ".join(f"{labels[s]} {c:+d}" for s, c in enumerate(m.chips))
         )

@@ -159,7 +159,7 @@ def get(name: str) -> Game:
 
 
 def by_gym_id(gym_id: str) -> Game:
-    """The record of a Gymnasium id or of one of its aliases (``PokerNaKostyah-v0``)."""
+    """The record of a Gymnasium id or of one of its aliases (``Yahtzee-v0``)."""
     for game in _REGISTRY.values():
         if game.gym_id == gym_id or gym_id in game.gym_aliases:
             return game
@@ -212,16 +212,17 @@ def scorecard_rules_for(game: str, who: str, **options) -> scorecard.ScorecardRu
 # -- option checks shared by the wrappers ---------------------------------------------------
 
 
-def check_id_kwargs(game: Game, kwargs: Mapping[str, Any]) -> None:
-    """A keyword its Gymnasium id fixes (``rules`` of ``Yahtzee-v0``, ``n_dice`` of
+def check_id_kwargs(game: Game, kwargs: Mapping[str, Any], gym_id: str | None = None) -> None:
+    """A keyword its Gymnasium id fixes (``rules`` of ``PokerNaKostyah-v0``, ``n_dice`` of
     ``DicePoker6-v0``) may only repeat the id's value; ``gym.make`` and ``gym.make_vec``
-    both refuse another, naming the id that plays it."""
+    both refuse another, naming the id that plays it (``gym_id``: the id, or alias, asked
+    for; the game's own id if None)."""
     for key, fixed in game.gym_kwargs.items():
         if key in kwargs and kwargs[key] != fixed:
             other = [g.gym_id for g in _REGISTRY.values() if g.gym_kwargs.get(key) == kwargs[key]]
             elsewhere = f"; {other[0]} plays {key}={kwargs[key]!r}" if other else ""
             raise ValueError(
-                f"{game.gym_id} is played with {key}={fixed!r}, got {key}={kwargs[key]!r}"
+                f"{gym_id or game.gym_id} is played with {key}={fixed!r}, got {key}={kwargs[key]!r}"
                 + elsewhere
             )
 
@@ -320,8 +321,8 @@ _DICE_AGENTS = {
     "optimal": "agents.optimal.dice_poker:DicePokerOptimal",
 }
 _YAHTZEE_AGENTS = {
-    "heuristic": "agents.heuristic.yahtzee:YahtzeeHeuristic",
-    "optimal": "agents.optimal.yahtzee:YahtzeeOptimal",
+    "heuristic": "agents.heuristic.scorecard:YahtzeeHeuristic",
+    "optimal": "agents.optimal.scorecard:YahtzeeOptimal",
 }
 
 
@@ -338,9 +339,11 @@ def _five_dice_only(options: dict) -> None:
 
 
 def _dice_game(name: str, n_dice: int, gym_id: str) -> Game:
+    short = "Prison dice poker"  # a rendered table's header adds the dice
     return Game(
         name=name,
-        title=f"Prison dice poker, {n_dice} dice",
+        title=f"{short}, {n_dice} dice",
+        short_title=short,
         result="chips",
         rule_options=_DICE_OPTIONS,
         table_options=DICE_TABLE,
@@ -394,13 +397,14 @@ register(
     _scorecard_game(
         "yahtzee",
         "russian",
-        "Yahtzee-v0",
+        "PokerNaKostyah-v0",
         "Покер на костях (russian scorecard game)",
         "Покер на костях",
-        # the unambiguous names of the russian game ("yahtzee" and Yahtzee-v0 stay, as the
-        # owner's configs, models and run folders name them)
+        # The old id and the unambiguous name, answered as the record itself: the owner's
+        # configs, committed models and run folders say Yahtzee-v0; the registered name stays
+        # "yahtzee", the prefix of the committed run folders ({game}__{config}__{seed}).
         aliases=("poker_na_kostyah",),
-        gym_aliases=("PokerNaKostyah-v0",),
+        gym_aliases=("Yahtzee-v0",),
     )
 )
 register(

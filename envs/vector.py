@@ -78,7 +78,7 @@ def make_engine(env_id: str, num_envs: int, seed: int | None = None, **options):
         raise ValueError(f"no batched engine for {env_id!r}; batched ids: {ids}")
     if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
         raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-    games.check_id_kwargs(game, options)  # e.g. rules="classic" under Yahtzee-v0
+    games.check_id_kwargs(game, options, env_id)  # e.g. rules="classic" under PokerNaKostyah-v0
     options = {k: v for k, v in options.items() if k not in game.gym_kwargs}
     rule_options, table = game.split_options(options)
     module, cls = game.batched_engine.split(":")

@@ -39,86 +39,27 @@ if not __package__:  # run as a file: this checkout's packages first
 import argparse
 import csv
 import json
-import math
 import os
 import sys
 import time
 from pathlib import Path
 
-from agents import AGENTS, GAMES, TRAINED, TRAINED_SPECS
+from agents import AGENTS, GAMES, TRAINED_SPECS
 from agents.arena import (
     ArenaResult,
     build_agents,
+    check_fits,
     check_games,
+    check_spec,
     default_workers,
     make_setup,
     run_arena,
 )
-from agents.atomic import atomic_write, write_text
+from agents.atomic import atomic_write, json_safe, write_text
 from envs import games
 from envs.cli import add_rule_argument, rule_options
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def check_spec(spec: str, game: str) -> None:
-    """Fail fast, before any solver is built, on a spec that cannot play ``game``."""
-    prefix, _, path = spec.partition(":")
-    if path and prefix in TRAINED:  # a trained model: a file or a run/checkpoint folder
-        kind = TRAINED[prefix][1]
-        if not (Path(path).is_file() if kind == "file" else Path(path).is_dir()):
-            raise ValueError(f"agent {spec!r}: no model {kind} at {path!r}")
-        return
-    if spec not in AGENTS:
-        names = ", ".join(sorted(AGENTS))
-        raise ValueError(f"unknown agent {spec!r}; choose one of {names}, {TRAINED_SPECS}")
-    by_game = AGENTS[spec]
-    if game not in by_game and "*" not in by_game:
-        raise ValueError(
-            f"agent {spec!r} does not exist for game {game!r}; it plays {', '.join(by_game)}"
-        )
-
-
-def check_fits(agent, game: str, players: int, rules: dict, label: str | None = None) -> None:
-    """A trained agent fits the table it is to play at, before any game: a PPO model's
-    observation shape and number of actions (a card-poker model of another bid range has
-    other actions), a hand-value table's number of players. ValueError names the agent."""
-    label = label or f"agent {getattr(agent, 'name', agent)!r}"
-    record = games.get(game)
-    made = record.make_rules(**rules)
-    model = getattr(agent, "model", None)
-    space = getattr(model, "observation_space", None)
-    shape = record.observation(made, players).shape
-    if space is not None and tuple(space.shape) != shape:
-        raise ValueError(
-            f"{label} was trained on observations of shape {tuple(space.shape)}, but {game} "
-            f"with {players} players gives {shape}: a different game, variant or number of "
-            "players?"
-        )
-    n_actions = getattr(getattr(model, "action_space", None), "n", None)
-    want = getattr(made, "n_actions", None)
-    if n_actions is not None and want is not None and int(n_actions) != int(want):
-        raise ValueError(
-            f"{label} was trained with {n_actions} actions, but {game} with these rules has "
-            f"{want}: another bid range or variant (see --rule)?"
-        )
-    table_players = getattr(getattr(agent, "table", None), "n_players", None)
-    if table_players is not None and table_players != players:
-        raise ValueError(
-            f"{label} is a hand-value table of {table_players}-player rounds; it cannot play "
-            f"at {players} players (train one with env.kwargs.n_players: {players})"
-        )
-
-
-def json_safe(x):
-    """JSON has no NaN: write null instead."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, dict):
-        return {k: json_safe(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [json_safe(v) for v in x]
-    return x
 
 
 OUTPUTS = ("results.json", "results.csv", "chart.png")

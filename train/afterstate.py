@@ -51,7 +51,7 @@ from train.common.rundir import RunNamed, choose_run_dir, due, open_folder, resu
 
 @dataclass
 class EnvConfig:
-    id: str  # YahtzeeClassic-v0 or Yahtzee-v0
+    id: str  # YahtzeeClassic-v0 or PokerNaKostyah-v0
     kwargs: dict[str, Any] = field(default_factory=dict)  # rule options
 
 
@@ -137,7 +137,7 @@ def evaluate(agent, cfg: Config, n_games: int) -> dict[str, float]:
 
 
 def optimal_score(cfg: Config) -> float:
-    from agents.optimal.yahtzee import solve
+    from agents.optimal.scorecard import solve
 
     return solve(games.by_gym_id(cfg.env.id).make_rules(**cfg.env.kwargs)).expected_score
 
@@ -229,7 +229,7 @@ class Fitter:
         """The assisted track: ``V`` fitted to the exact solver's values of the cards met in
         ``value.warm_start_games`` games of optimal play; the number of cards."""
         from agents.afterstate import exact_values
-        from agents.optimal.yahtzee import solve
+        from agents.optimal.scorecard import solve
 
         solution = solve(self.rules)
         teacher = BatchedScorecard(

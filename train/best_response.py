@@ -61,13 +61,12 @@ import numpy as np
 
 import envs  # noqa: F401  (registers the ids)
 from agents import Agent, make_agent
-from agents.arena import display_name, mean_interval, wilson_interval
-from agents.atomic import atomic_write, write_text
+from agents.arena import check_fits, check_spec, display_name, mean_interval, wilson_interval
+from agents.atomic import atomic_write, json_safe, write_text
 from agents.tables import BatchedVecEnv, play_games
 from envs import games
 from envs.cli import add_rule_argument, rule_options
 from envs.rules.dice_poker import DicePokerRules
-from tools.benchmark import check_fits, check_spec, json_safe
 from train.common import results
 from train.common.config import ConfigError, is_int
 from train.common.progress import Progress

@@ -34,10 +34,10 @@ import numpy as np
 
 from agents import make_agent
 from agents.handvalue import HandValueAgent, HandValues, load_values, save_values
+from agents.seats import seat_results
 from envs import games
 from envs.batched.dice_poker import BatchedDicePoker
 from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules
-from tools.dice_poker_seats import seat_results
 from train.common.config import ConfigError, command_line, is_int, load_sections, run_arguments
 from train.common.results import figure, model_line, read_rows, write_final
 from train.common.rundir import RunNamed, choose_run_dir, due, open_folder, resuming

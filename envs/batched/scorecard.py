@@ -14,7 +14,7 @@ same way, which is how the differential test feeds both engines the same dice. W
 ``chance`` the engine draws it from its seeded numpy Generator, or with ``draws`` set
 (:mod:`envs.batched.draws`) each game that moves from its own stream.
 
-Actions and observations are exactly those of ``Yahtzee-v0`` / ``YahtzeeClassic-v0``
+Actions and observations are exactly those of ``PokerNaKostyah-v0`` / ``YahtzeeClassic-v0``
 (``envs.scorecard``): ``a < 32`` re-rolls, ``32 + k`` fills row ``k``. About 100 bytes of
 state per game.
 """

@@ -140,8 +140,8 @@ class raw_env(MatchAEC, EzPickle):
         labels = dict(enumerate(self.possible_agents))
         return "\n".join(
             [
-                f"Card poker, {self.rules.deck} cards, deal {m.deals_played + (not m.game.done)}"
-                f"/{m.max_deals}; net chips "
+                f"{games.get('card_poker').title}, {self.rules.deck} cards, "
+                f"deal {m.deals_played + (not m.game.done)}/{m.max_deals}; net chips "
                 + ", ".join(f"{labels[s]} {c:+d}" for s, c in enumerate(m.net)),
                 # seen by the player to act; after the deal only shown hands
                 render_game(m.game, labels, -1 if m.done else m.current_player),

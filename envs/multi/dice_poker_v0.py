@@ -136,5 +136,5 @@ class raw_env(MatchAEC, EzPickle):
     def render_text(self) -> str:
         labels = dict(enumerate(self.possible_agents))
         chips = ", ".join(f"{labels[s]} {c:+d}" for s, c in enumerate(self.match.chips))
-        head = f"Dice poker, {self.rules.n_dice} dice; chips {chips}"
+        head = f"{games.by_fixed('n_dice', self.rules.n_dice).title}; chips {chips}"
         return head + "\n" + render_game(self.match.game, labels)

@@ -1,4 +1,4 @@
-"""What a player of the scorecard games sees, as numbers (``Yahtzee-v0``,
+"""What a player of the scorecard games sees, as numbers (``PokerNaKostyah-v0``,
 ``YahtzeeClassic-v0``, ``yahtzee_v0``).
 
 A flat float32 vector of ``2*n + 18`` values (52 russian, 44 classic), ``n`` =

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs import games as registry
 from envs.render.canvas import (
     FELT_DARK,
     FELT_LIGHT,
@@ -50,7 +51,7 @@ def draw(match: CardPokerMatch, labels: dict[int, str], viewer: int | None) -> n
         deck = f"{game.deck.size} cards" + (" with two jokers" if game.deck.n_jokers else "")
     else:
         deck = "36 cards" + (f", joker {rules.joker_card}" if rules.joker_card else "")
-    f.text((14, 8), f"Card poker · {deck}", 17, bold=True)
+    f.text((14, 8), f"{registry.get('card_poker').short_title} · {deck}", 17, bold=True)
     deal_no = match.deals_played + (0 if game.done else 1)
     f.text((14, 29), f"deal {max(deal_no, 1)}/{match.max_deals} · {nice_phase(game)}", 12, MUTED)
     pot = game.pot if not game.done else sum(game.showdown.won.values())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs import games as registry
 from envs.render.canvas import (
     FELT_DARK,
     FELT_LIGHT,
@@ -86,7 +87,8 @@ def draw(match: DicePokerMatch, labels: dict[int, str]) -> np.ndarray:
     # header
     f.band(0, HEADER)
     game_no = min(match.games_played + (0 if game.done else 1), match.n_games)
-    f.text((14, 12), f"Prison dice poker · {n_dice} dice", 18, bold=True)
+    title = registry.by_fixed("n_dice", n_dice).short_title
+    f.text((14, 12), f"{title} · {n_dice} dice", 18, bold=True)
     stage = "main round" if game.playoff == 0 else f"play-off {game.playoff}"
     f.text(
         (f.width - 14, 14),

@@ -15,7 +15,7 @@ whole games played by agents and recorded.
 - :func:`episode_frames`, :func:`aec_frames`, :func:`game_frames`: the same frames as
   lists, for pictures made from them.
 - :class:`VideoRecorder` collects frames one by one (for a program that plays a table
-  itself, e.g. ``train/play.py``) and writes them on :meth:`VideoRecorder.close`.
+  itself, e.g. ``tools/play.py``) and writes them on :meth:`VideoRecorder.close`.
 
 Writes are atomic: the file appears whole or not at all.
 """
@@ -233,7 +233,7 @@ def record_game(
     """Record one game of ``game`` (a name of the registry, :mod:`envs.games`) played by
     ``agents`` (Agents: ``agents.tables.record_game`` takes agent specs): seat ``k`` plays
     ``agents[k % len(agents)]``; ``players`` defaults to one seat per agent. A scorecard game
-    with one player is played alone (``Yahtzee-v0`` or ``YahtzeeClassic-v0``). ``labels``:
+    with one player is played alone (``PokerNaKostyah-v0`` or ``YahtzeeClassic-v0``). ``labels``:
     seat -> name in the picture (default the agents' names); ``rules`` are the game's rule
     options."""
     path = check_path(path)

@@ -84,11 +84,6 @@ def _ordered_rolls(n: int) -> tuple[tuple[int, ...], ...]:
     return tuple(itertools.product(FACES, repeat=n))
 
 
-def reroll_bits(mask: int, n_dice: int) -> list[int]:
-    """Positions whose bit is set in ``mask`` (bit i = die i)."""
-    return [i for i in range(n_dice) if mask >> i & 1]
-
-
 @cache
 def multisets(n: int) -> tuple[tuple[int, ...], ...]:
     """All sorted multisets of ``n`` dice (252 for five, 462 for six, 1 for none)."""
@@ -151,8 +146,3 @@ def keep_to_reroll(dice: Sequence[int], keep: Sequence[int]) -> int:
     if left:
         raise ValueError(f"cannot keep {tuple(keep)} out of the dice {tuple(sorted(dice))}")
     return mask
-
-
-def reroll_to_keep(dice: Sequence[int], action: int) -> tuple[int, ...]:
-    """The kept multiset of a re-roll bit set over ``sorted(dice)``."""
-    return tuple(d for i, d in enumerate(sorted(dice)) if not action >> i & 1)

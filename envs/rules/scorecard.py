@@ -131,7 +131,6 @@ POKER_BONUS = 50
 YAHTZEE_BONUS = 100
 JOKER_VALUES = {"full_house": 25, "small_straight": 30, "large_straight": 40}
 
-_UPPER_SET = frozenset(UPPER_ROWS)
 _ROWS = {"russian": RUSSIAN_ROWS, "classic": CLASSIC_ROWS}
 _INDEX = {
     "russian": {r: i for i, r in enumerate(RUSSIAN_ROWS)},

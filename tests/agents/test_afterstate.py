@@ -22,7 +22,7 @@ from agents.afterstate import (
     turn_plan,
 )
 from agents.arena import run_arena
-from agents.optimal.yahtzee import solve
+from agents.optimal.scorecard import solve
 from envs.batched.scorecard import BatchedScorecard
 from envs.obs.yahtzee import observe
 from envs.rules.scorecard import ScorecardGame, make_rules

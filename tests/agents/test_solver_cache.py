@@ -14,7 +14,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import agents.optimal.yahtzee as yz
+import agents.optimal.scorecard as yz
 import envs  # noqa: F401  (registers the ids)
 from agents import make_agent
 from envs.rules.scorecard import make_rules
@@ -128,7 +128,7 @@ def test_a_kill_during_a_save_leaves_no_temp_file_for_long(cache):
     half-written), and the next save removes the orphaned temp file."""
     code = """
 import os, signal, numpy as np
-import agents.optimal.yahtzee as yz
+import agents.optimal.scorecard as yz
 import envs  # noqa: F401  (registers the ids)
 from envs.rules.scorecard import make_rules
 def savez_then_die(f, **arrays):

@@ -8,8 +8,9 @@ import pytest
 
 from agents.exact.fixed import fixed_policies
 from agents.exact.games import MiniCardPoker
+from agents.exact.tables import TreeTables, observations
 from agents.exact.tree import GameTree
-from benchmarks.mini_best_response import TreeTables, main, observations
+from benchmarks.mini_best_response import main
 from envs.rules.card_poker_mini import MiniCardPokerRules
 
 RULES = MiniCardPokerRules(max_draw=0)
@@ -49,7 +50,7 @@ def test_the_exact_best_response_played_from_observations_wins_its_value():
     """Through the VecEnv (observations in, slots out), the exact best response wins what
     the walk says: the observations tell the information sets apart, the tables are the
     tree's game."""
-    from benchmarks.mini_best_response import make_vec_env
+    from agents.exact.tables import make_vec_env
 
     rules = MiniCardPokerRules(ranks=2, hand_size=1, max_draw=1, max_bids=3)
     tree = GameTree(MiniCardPoker(rules))

@@ -8,8 +8,8 @@ from benchmarks import (
     card_agents,
     dice_poker_agents,
     dice_poker_solver,
+    scorecard_agents,
     solve_times,
-    yahtzee_agents,
 )
 
 
@@ -19,7 +19,7 @@ def test_dice_poker_solver():
 
 
 def test_yahtzee_agents():
-    assert yahtzee_agents.parse_args(["--rule", "joker=free"]).options == {"joker": "free"}
+    assert scorecard_agents.parse_args(["--rule", "joker=free"]).options == {"joker": "free"}
 
 
 def test_solve_times():
@@ -45,8 +45,8 @@ def test_card_agents_deck_flag_and_rule():
     [
         (dice_poker_solver.parse_args, ["--rule", "ante"], "KEY=VALUE"),
         (dice_poker_solver.parse_args, ["--rule", "n_dice=6"], "unknown rule option 'n_dice'"),
-        (yahtzee_agents.parse_args, ["--rule", "jokr=free"], "allowed keys: joker, scratch"),
-        (yahtzee_agents.parse_args, ["--option", "joker=free"], "unrecognized arguments"),
+        (scorecard_agents.parse_args, ["--rule", "jokr=free"], "allowed keys: joker, scratch"),
+        (scorecard_agents.parse_args, ["--option", "joker=free"], "unrecognized arguments"),
         (solve_times.parse_args, ["--rule", "joker"], "KEY=VALUE"),
         (solve_times.parse_args, ["--options", "joker=free"], "unrecognized arguments"),
         (dice_poker_agents.parse_args, ["--rule", "ante=1", "--rule", "ante=2"], "twice"),
@@ -107,6 +107,6 @@ def test_bad_values_are_judged_before_any_game(capsys, parse, argv, message):
 
 def test_yahtzee_agents_option_of_one_rule_set_only(capsys):
     with pytest.raises(SystemExit) as stop:
-        yahtzee_agents.main(["--rule", "joker=free", "--games", "2", "--no-progress"])
+        scorecard_agents.main(["--rule", "joker=free", "--games", "2", "--no-progress"])
     err = capsys.readouterr().err
     assert stop.value.code == 2 and "--rules russian" in err and "Traceback" not in err

@@ -155,7 +155,7 @@ def test_render_human_prints(capsys):
     env = gym.make("DicePoker-v0", render_mode="human").unwrapped
     env.reset(seed=0)
     env.step(0)
-    assert "Dice poker" in capsys.readouterr().out
+    assert "Prison dice poker, 5 dice, 3 players" in capsys.readouterr().out
 
 
 def test_step_before_reset_and_after_end():

@@ -138,7 +138,7 @@ def test_aec_reset_refuses_unknown_options(module):
     ("env_id", "kwargs", "other"),
     [
         ("Yahtzee-v0", {"rules": "classic"}, "YahtzeeClassic-v0"),
-        ("YahtzeeClassic-v0", {"rules": "russian"}, "Yahtzee-v0"),
+        ("YahtzeeClassic-v0", {"rules": "russian"}, "PokerNaKostyah-v0"),
         ("DicePoker-v0", {"n_dice": 6}, "DicePoker6-v0"),
         ("DicePoker6-v0", {"n_dice": 5}, "DicePoker-v0"),
     ],
@@ -306,13 +306,18 @@ def test_table_defaults_and_the_reverse_lookup_live_in_the_registry():
 
 
 def test_the_russian_game_has_an_unambiguous_name_beside_yahtzee():
-    """``poker_na_kostyah`` / ``PokerNaKostyah-v0`` are the russian scorecard game, the same
-    record as ``yahtzee`` / ``Yahtzee-v0`` (kept: configs, models and runs name them)."""
+    """``PokerNaKostyah-v0`` is the russian scorecard game's id, ``Yahtzee-v0`` its old id
+    kept (committed runs' configs name it); ``poker_na_kostyah`` is the same record as
+    ``yahtzee``, the registered name (the prefix of the committed run folders)."""
     from agents import make_agent
 
     record = games.get("poker_na_kostyah")
-    assert record is games.get("yahtzee") and games.by_gym_id("PokerNaKostyah-v0") is record
+    assert record is games.get("yahtzee") and games.by_gym_id("Yahtzee-v0") is record
+    assert record.gym_id == "PokerNaKostyah-v0" and record.gym_aliases == ("Yahtzee-v0",)
     assert "poker_na_kostyah" not in games.names()
+    old = gym.make("Yahtzee-v0")
+    assert old.unwrapped.rules == gym.make("PokerNaKostyah-v0").unwrapped.rules
+    old.close()
     env = gym.make("PokerNaKostyah-v0")
     assert env.unwrapped.rules.rules == "russian"
     vec = gym.make_vec("PokerNaKostyah-v0", 2, vectorization_mode="vector_entry_point")

@@ -209,8 +209,7 @@ def test_config_errors_name_the_bad_key(tmp_path, edit, message):
 
 
 def test_the_arena_and_benchmark_take_the_spec(tmp_path):
-    from agents.arena import run_arena
-    from train.benchmark import check_spec
+    from agents.arena import check_spec, run_arena
 
     path = tmp_path / "values.npz"
     save_values(_random_table("dice_poker", 4), path)

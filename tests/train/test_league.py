@@ -12,14 +12,14 @@ from agents import Agent, make_agent
 from agents.members import Members
 from envs.rules.card_poker import PASS
 from train.common.config import ConfigError
-from train.league import (
+from train.common.league import (
     LeagueVecEnv,
     Population,
     load_config,
-    main,
     pfsp_weights,
     state_path,
 )
+from train.league import main
 
 TINY = {
     "env": {"id": "CardPoker-v0", "kwargs": {"n_players": 3}},

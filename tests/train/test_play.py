@@ -500,7 +500,7 @@ def test_dice_poker_coach_in_play():
 @pytest.fixture
 def russian_solution(tmp_path, monkeypatch):
     monkeypatch.setenv("DICEPOKER_GYM_CACHE", str(tmp_path))
-    from agents.optimal.yahtzee import solve
+    from agents.optimal.scorecard import solve
 
     return solve("russian", cache=False)
 
@@ -515,7 +515,7 @@ def test_scorecard_coach_averages_to_the_solved_score(russian_solution):
         expected += multiset_probability(dice) * max(values.values())
     assert expected == pytest.approx(sol.expected_score, abs=1e-9)
 
-    from agents.optimal.yahtzee import YahtzeeOptimal
+    from agents.optimal.scorecard import YahtzeeOptimal
     from envs.scorecard import observe as observe_card
 
     agent = YahtzeeOptimal("yahtzee")

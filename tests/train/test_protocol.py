@@ -98,6 +98,17 @@ def test_the_committed_run_folder_is_not_written_over():
     assert folder != base and folder.name.startswith("yahtzee__yahtzee__0_")
 
 
+def test_the_russian_configs_keep_the_committed_run_names():
+    """configs/yahtzee*.yaml say PokerNaKostyah-v0 (Yahtzee-v0 is its old id): the run folder
+    is still named by the registered game, so the committed runs are found by their names."""
+    from train.common.sb3 import load_config
+
+    for name in ("yahtzee", "yahtzee_normalized"):
+        cfg = load_config(f"{name}.yaml")
+        assert cfg.env.id == "PokerNaKostyah-v0"
+        assert cfg.run_name == f"yahtzee__{name}__0" and (ROOT / "runs" / cfg.run_name).is_dir()
+
+
 def test_a_temporary_file_or_an_empty_file_is_no_checkpoint(tmp_path, monkeypatch):
     """issue 27, item 1: a seed killed while saving its first checkpoint is started afresh,
     not resumed (train/seeds.py passes --resume only where a checkpoint is)."""

@@ -1,4 +1,4 @@
-"""What every table of ``train/play.py`` shares: the Table interface, errors, and dice words."""
+"""What every table of ``tools/play.py`` shares: the Table interface, errors, and dice words."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The card poker table of ``train/play.py`` (docs/rules.md section 3)."""
+"""The card poker table of ``tools/play.py`` (docs/rules.md section 3)."""
 
 from __future__ import annotations
 

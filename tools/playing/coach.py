@@ -1,8 +1,8 @@
-"""The coach of ``train/play.py``: every decision of the person valued by an exact player.
+"""The coach of ``tools/play.py``: every decision of the person valued by an exact player.
 
 Dice poker: each move's chance to win the pot with everyone after playing optimally
 (``agents.optimal.dice_poker.action_values``); the scorecard games: each move's expected
-final score with optimal play from then on (``agents.optimal.yahtzee.action_values``).
+final score with optimal play from then on (``agents.optimal.scorecard.action_values``).
 Card poker has no exact player, so its coach says so once and stays silent.
 """
 
@@ -23,10 +23,10 @@ from tools.playing.scorecard import ScorecardTable
 def scorecard_action_values(game: ScorecardGame, solution) -> dict[int, float]:
     """Each legal action's expected final total, every later decision optimal.
 
-    ``solution``: ``agents.optimal.yahtzee.solve(rules)``; the points to come
-    (``agents.optimal.yahtzee.action_values``) plus the card's total so far.
+    ``solution``: ``agents.optimal.scorecard.solve(rules)``; the points to come
+    (``agents.optimal.scorecard.action_values``) plus the card's total so far.
     """
-    from agents.optimal.yahtzee import action_values
+    from agents.optimal.scorecard import action_values
 
     values = action_values(solution, observe(game), game.action_mask())
     return {a: game.card.total + v for a, v in values.items()}
@@ -144,7 +144,7 @@ def solving_note(rules, game: str, say: Callable[..., None] | None) -> None:
     """Warn before the first (slow) exact solve of a scorecard game (other rules: no note)."""
     if say is None or not isinstance(rules, ScorecardRules):
         return
-    from agents.optimal.yahtzee import cache_path
+    from agents.optimal.scorecard import cache_path
 
     if not cache_path(rules).exists():
         say(
@@ -158,7 +158,7 @@ def build_coach(table: Table, say: Callable[..., None]) -> Coach:
     if isinstance(table, DicePokerTable):
         return DicePokerCoach(table.game, table.rules)
     if isinstance(table, ScorecardTable):
-        from agents.optimal.yahtzee import solve
+        from agents.optimal.scorecard import solve
 
         solving_note(table.rules, table.game, say)
         return ScorecardCoach(solve(table.rules))

@@ -1,4 +1,4 @@
-"""The terminal of ``train/play.py``: one line in, lines out, and the words every table knows.
+"""The terminal of ``tools/play.py``: one line in, lines out, and the words every table knows.
 
 :class:`Console` takes an input function and an output stream, so tests drive the
 program with scripted lines and read the transcript.

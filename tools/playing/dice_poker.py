@@ -1,4 +1,4 @@
-"""The prison dice poker table of ``train/play.py`` (docs/rules.md sections 1 and 2)."""
+"""The prison dice poker table of ``tools/play.py`` (docs/rules.md sections 1 and 2)."""
 
 from __future__ import annotations
 

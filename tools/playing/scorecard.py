@@ -1,4 +1,4 @@
-"""The scorecard table of ``train/play.py``: russian and classic (docs/rules.md sections 4, 5)."""
+"""The scorecard table of ``tools/play.py``: russian and classic (docs/rules.md sections 4, 5)."""
 
 from __future__ import annotations
 

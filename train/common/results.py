@@ -7,7 +7,7 @@
   (:func:`mean_ci`), in the columns ``<figure>`` and ``<figure>_ci95``.
 - **final.json** (:func:`write_final`): ``{"learner": NAME, NAME: the learner's result,
   "<yardstick>_in_its_place": ..., ...more}``; ``learner`` names the entry that holds the
-  trained agent's figures (``train/seeds.py`` reads it).
+  trained agent's figures (``tools/seeds.py`` reads it).
 """
 
 from __future__ import annotations

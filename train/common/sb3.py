@@ -290,7 +290,7 @@ def load_env_run(
     check_run(run, f"{path.name}: run")
     if run.engine not in ("auto", "batched", "scalar"):
         raise ConfigError(f"run.engine must be 'auto', 'batched' or 'scalar', got {run.engine!r}")
-    if run.engine == "batched" and env.id not in BATCHED_IDS:
+    if run.engine == "batched" and not games.by_gym_id(env.id).batched_engine:
         raise ConfigError(f"run.engine: no batched engine for {env.id}; batched: {BATCHED_IDS}")
     if run.record_games < 0:
         raise ConfigError(f"run.record_games must be >= 0, got {run.record_games}")
@@ -371,7 +371,7 @@ def evaluate(
 
 def optimal_score(cfg: Config) -> float:
     """The exact optimal expected score of a scorecard game (solved once, then cached)."""
-    from agents.optimal.yahtzee import solve
+    from agents.optimal.scorecard import solve
 
     rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
     return solve(games.get(cfg.game).make_rules(**rules)).expected_score
@@ -390,7 +390,8 @@ def batched(cfg: Config) -> bool:
     runs scalar: a batched table seats one opponent object for all its games, so a
     snapshot pool would not change snapshots from one episode to the next."""
     if cfg.run.engine == "auto":
-        return cfg.env.id in BATCHED_IDS and not cfg.run.self_play.enabled
+        # by the record: an alias id (Yahtzee-v0) has the engine of its game
+        return bool(games.by_gym_id(cfg.env.id).batched_engine) and not cfg.run.self_play.enabled
     return cfg.run.engine == "batched"
 
 

@@ -8,7 +8,7 @@ import pytest
 
 import envs  # noqa: F401  (registers the ids)
 from agents import make_agent
-from agents.heuristic.yahtzee import DICE, YahtzeeHeuristic, keep_to_action
+from agents.heuristic.scorecard import DICE, YahtzeeHeuristic, keep_to_action
 from envs.rules.scorecard import (
     CLASSIC_ROWS,
     N_REROLL_ACTIONS,

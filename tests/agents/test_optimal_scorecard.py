@@ -1,4 +1,4 @@
-"""The exact scorecard solvers and the optimal player (agents/optimal/yahtzee.py).
+"""The exact scorecard solvers and the optimal player (agents/optimal/scorecard.py).
 
 Checked against: published optimal expected scores of classic Yahtzee; an
 independent brute force over dice positions (every re-roll mask, every
@@ -21,10 +21,10 @@ import pytest
 
 import envs  # noqa: F401  (registers the ids)
 from agents import make_agent
-from agents.optimal import _yahtzee_classic as classic
-from agents.optimal import _yahtzee_russian as russian
-from agents.optimal import _yahtzee_turn as turn
-from agents.optimal import yahtzee as yz
+from agents.optimal import _scorecard_classic as classic
+from agents.optimal import _scorecard_russian as russian
+from agents.optimal import _scorecard_turn as turn
+from agents.optimal import scorecard as yz
 from envs.rules.dice import outcome_distribution
 from envs.rules.scorecard import Scorecard, legal_rows, make_rules
 
