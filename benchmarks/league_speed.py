@@ -165,7 +165,7 @@ class _BestResponseTimer(_Timer):
 
         from agents.tables import BatchedVecEnv
         from envs import games
-        from train import best_response
+        from train.common import best_response
         from train.common.sb3 import ppo_arguments
 
         class _Nothing(BaseCallback):
