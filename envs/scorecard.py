@@ -1,4 +1,4 @@
-"""Gymnasium environments of the scorecard family: ``Yahtzee-v0`` ("Покер на костях") and
+"""Gymnasium environments of the scorecard family: ``PokerNaKostyah-v0`` ("Покер на костях") and
 ``YahtzeeClassic-v0`` (``envs.yahtzee`` is this module under its old name)."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class YahtzeeEnv(TextRenderEnv):
     """
     ## Description
 
-    One player's whole game of a scorecard dice game. ``Yahtzee-v0`` is the
+    One player's whole game of a scorecard dice game. ``PokerNaKostyah-v0`` is the
     Russian "Покер на костях" (docs/rules.md section 4): 17 turns, six stage-1
     rows (count of the face minus three, times the face; +50 at a stage-1
     sum >= 0) before eleven stage-2 rows that are doubled when filled right

@@ -1,4 +1,5 @@
-"""Exact optimal players of the scorecard games: ``Yahtzee-v0`` (russian) and ``YahtzeeClassic-v0``.
+"""Exact optimal players of the scorecard games: ``PokerNaKostyah-v0`` (russian) and
+``YahtzeeClassic-v0``.
 
 ``solve(rules, **options)`` computes, for every state of one player's card
 between turns, the expected points still to come under optimal play, with
