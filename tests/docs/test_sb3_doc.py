@@ -19,7 +19,7 @@ def test_the_page_runs(capsys):
     exec(compile(code, "docs/sb3.md", "exec"), {"__name__": "sb3_doc"})
     out = capsys.readouterr().out
     assert "first move" in out
-    for name in ("PPO", "A2C", "DQN"):
+    for name in ("PPO", "A2C", "DQN", "MaskableDQN"):
         assert re.search(rf"^{name}: [+-]\d\.\d{{3}} chips per game", out, re.M)
 
 
