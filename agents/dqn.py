@@ -26,7 +26,6 @@ need SB3's own n-step buffer).
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -39,7 +38,7 @@ from stable_baselines3.common.buffers import ReplayBuffer
 from torch.nn import functional as F
 
 from agents.base import Agent
-from agents.model_files import check_finite, check_game, check_zip
+from agents.model_files import batch_of, check_game, load_sb3_zip
 
 #: The info key under which :class:`MaskableDQN` hands each transition's next-state mask
 #: to :class:`MaskableReplayBuffer` (SB3's buffers read the timeouts from the infos too).
@@ -234,18 +233,7 @@ class MaskableDQN(DQN):
 def load_model(path: str | Path) -> MaskableDQN:
     """Load a MaskableDQN zip (a plain SB3 ``DQN`` zip loads too: the same network), with
     errors that say what is wrong with the file."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no model file at {str(path)!r}")
-    if not zipfile.is_zipfile(path):
-        raise ValueError(f"{str(path)!r} is not a model zip saved by MaskableDQN.save()")
-    try:
-        check_zip(path)
-        model = MaskableDQN.load(path, device="cpu")
-        check_finite(model.policy.state_dict().items())
-    except Exception as err:  # SB3 raises many kinds for a damaged or foreign zip
-        raise ValueError(f"cannot load a MaskableDQN model from {str(path)!r}: {err}") from None
-    return model
+    return load_sb3_zip(MaskableDQN, path)
 
 
 class DQNAgent(Agent):
@@ -255,10 +243,9 @@ class DQNAgent(Agent):
 
     def __init__(self, path: str | Path, game: str | None = None, **rules: Any) -> None:
         super().__init__()
-        self.model = load_model(path)
-        if game is not None:
-            n_actions = getattr(self.model.action_space, "n", None)
-            check_game(path, game, self.model.observation_space.shape, n_actions, **rules)
+        self.model = model = load_model(path)
+        if game is not None:  # a Q network's actions are its outputs: Discrete(n) always
+            check_game(path, game, model.observation_space.shape, model.action_space.n, **rules)
         self.name = f"dqn:{path}"
 
     @classmethod
@@ -274,13 +261,6 @@ class DQNAgent(Agent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """All rows at once: one forward pass of the Q network."""
-        obs = np.asarray(observations, dtype=np.float32)
-        expected = self.model.observation_space.shape
-        if obs.ndim != 2 or obs.shape[1:] != expected:
-            raise ValueError(
-                f"{self.name} was trained on observations of shape {expected}, "
-                f"got {obs.shape[1:] if obs.ndim == 2 else obs.shape}: a different game or "
-                f"variant?"
-            )
+        obs = batch_of(observations, self.name, self.model.observation_space.shape)
         actions, _ = self.model.predict(obs, deterministic=True, action_masks=action_masks)
         return actions.astype(np.int64)

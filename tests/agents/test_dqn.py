@@ -22,6 +22,7 @@ from agents.random_agent import RandomAgent
 from agents.tables import BatchedVecEnv, play_games
 from envs import games
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 IDS = tuple(games.get(n).gym_id for n in games.names())
 SMALL = {"net_arch": [32, 32]}
 # tiny but real settings: several updates and target copies within a few thousand steps
@@ -200,6 +201,8 @@ def test_save_load_and_play_as_an_agent(tmp_path):
     assert chips.shape == (64,)
     with pytest.raises(ValueError, match="a different game"):
         make_agent(f"dqn:{path}", "yahtzee_classic")
+    with pytest.raises(ValueError, match=r"trained on observations of shape \(\d+,\), got a"):
+        agent.act_batch(obs[:, :5], masks)
     assert DQNAgent.from_model(loaded).act(obs[3], masks[3]) == a[3]
 
 
@@ -243,12 +246,3 @@ def test_learns_classic_yahtzee_past_random():
     walker.seed(0)
     random = play_games(walker.act_batch, "YahtzeeClassic-v0", 500, 123)
     assert learned.mean() > random.mean() + 30, (learned.mean(), random.mean())
-
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small networks: one torch thread is fastest on a shared machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
