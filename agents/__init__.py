@@ -2,7 +2,8 @@
 
 Specs: ``"random"``, ``"heuristic"``, ``"optimal"`` and the other names a game
 lists in the registry (:mod:`envs.games`, each record's ``agents``), or
-``"ppo:path/to/model.zip"`` for a trained model (``"afterstate:path/to/value.pt"`` for a
+``"ppo:path/to/model.zip"`` for a trained model (``"dqn:path/to/model.zip"`` for a
+:class:`agents.dqn.MaskableDQN` model, ``"afterstate:path/to/value.pt"`` for a
 learned scorecard value network, ``"handvalue:path/to/values.npz"`` for a learned dice-poker
 hand-value table, ``"rllib:path"`` for a policy trained by ``train/rllib.py``:
 needs the ``[rllib]`` extra, and ray is imported only then). ``rules`` are the game's rule
@@ -48,6 +49,7 @@ def _load(path: str) -> type[Agent]:
 # Trained agents, spec "PREFIX:PATH": the class, and whether PATH is a file or a folder.
 TRAINED = {
     "ppo": ("agents.ppo:PPOAgent", "file"),
+    "dqn": ("agents.dqn:DQNAgent", "file"),
     "afterstate": ("agents.afterstate:AfterstateAgent", "file"),
     "handvalue": ("agents.handvalue:HandValueAgent", "file"),
     "rllib": ("agents.rllib:RLlibAgent", "folder"),

@@ -1,5 +1,5 @@
-"""Checks every model loader makes on what it read (``afterstate:``, ``handvalue:``,
-``ppo:``, ``rllib:``): the file is whole and its weights are numbers.
+"""Checks every model loader makes on what it read (``afterstate:``, ``dqn:``,
+``handvalue:``, ``ppo:``, ``rllib:``): the file is whole and its weights are numbers.
 
 ``torch.load`` reads a zip archive without checking its members' CRC-32, so a damaged
 block of weights (a zeroed sector, a flipped bit) loads silently and plays worse;
@@ -42,6 +42,36 @@ def check_finite(weights: Iterable[tuple[str, Any]]) -> None:
             raise ValueError(f"weight {name!r} holds {k} non-finite value(s) (NaN or inf)")
 
 
+def load_sb3_zip(cls, path: str | Path):
+    """The SB3 model zip at ``path`` loaded by ``cls`` (``MaskablePPO``, ``MaskableDQN``) on
+    the CPU, its members whole and its weights finite; what is wrong, in one line naming
+    the file."""
+    path, name = Path(path), cls.__name__
+    if not path.is_file():
+        raise FileNotFoundError(f"no model file at {str(path)!r}")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{str(path)!r} is not a model zip saved by {name}.save()")
+    try:
+        check_zip(path)
+        model = cls.load(path, device="cpu")
+        check_finite(model.policy.state_dict().items())
+    except Exception as err:  # SB3 raises many kinds for a damaged or foreign zip
+        raise ValueError(f"cannot load a {name} model from {str(path)!r}: {err}") from None
+    return model
+
+
+def batch_of(observations, agent: str, shape: tuple) -> np.ndarray:
+    """``observations`` as a float32 batch ``(m, *shape)`` for the model of ``agent`` (its
+    name), or a ``ValueError`` that names the shapes."""
+    obs = np.asarray(observations, dtype=np.float32)
+    if obs.ndim != 2 or obs.shape[1:] != tuple(shape):
+        raise ValueError(
+            f"{agent} was trained on observations of shape {tuple(shape)}, "
+            f"got a batch of shape {obs.shape}: a different game or variant?"
+        )
+    return obs
+
+
 def check_game(path: str | Path, game: str, shape: tuple, n_actions: int | None, **rules) -> None:
     """A model of observations of ``shape`` and ``n_actions`` actions plays ``game`` (with
     ``rules``): its observation size is one the game gives at some table size, its action
@@ -65,4 +95,4 @@ def check_game(path: str | Path, game: str, shape: tuple, n_actions: int | None,
         )
 
 
-__all__ = ["check_finite", "check_game", "check_zip"]
+__all__ = ["batch_of", "check_finite", "check_game", "check_zip", "load_sb3_zip"]

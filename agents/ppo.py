@@ -2,31 +2,19 @@
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from agents.base import Agent
-from agents.model_files import check_finite, check_game, check_zip
+from agents.model_files import batch_of, check_finite, check_game, load_sb3_zip
 
 
 def load_model(path: str | Path):
     """Load a MaskablePPO zip, with errors that say what is wrong with the file."""
     from sb3_contrib import MaskablePPO  # torch is imported only when a model is used
 
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no model file at {str(path)!r}")
-    if not zipfile.is_zipfile(path):
-        raise ValueError(f"{str(path)!r} is not a model zip saved by MaskablePPO.save()")
-    try:
-        check_zip(path)
-        model = MaskablePPO.load(path, device="cpu")
-        check_finite(model.policy.state_dict().items())
-    except Exception as err:  # SB3 raises many kinds for a damaged or foreign zip
-        raise ValueError(f"cannot load a MaskablePPO model from {str(path)!r}: {err}") from None
-    return model
+    return load_sb3_zip(MaskablePPO, path)
 
 
 def normalizer_path(model_path: str | Path) -> Path:
@@ -123,13 +111,7 @@ class PPOAgent(Agent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """All rows at once: one forward pass of the network."""
-        obs = np.asarray(observations, dtype=np.float32)
-        expected = self.model.observation_space.shape
-        if obs.ndim != 2 or obs.shape[1:] != expected:
-            raise ValueError(
-                f"{self.name} was trained on observations of shape {expected}, "
-                f"got a batch of shape {obs.shape}: a different game or variant?"
-            )
+        obs = batch_of(observations, self.name, self.model.observation_space.shape)
         if self.normalizer is not None:
             obs = self.normalizer.normalize_obs(obs)
         return self.choose(masked_logits(self.model, obs, action_masks))

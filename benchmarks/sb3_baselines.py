@@ -7,9 +7,10 @@ action space on every game, scored the same way as every agent of the project.
 
 Rows: ``PPO``, ``A2C``, ``DQN``, ``QR-DQN``, ``TRPO``, ``RecurrentPPO`` (mask-unaware:
 trained and measured with ``illegal_action="terminate"``, so an illegal action ends the
-game where it stands) and ``MaskablePPO`` (mask-aware: ``action_masks()``, never an
-illegal action), side by side. Each trains ``--budget`` steps per seed on the game's
-batched engine behind SB3's ``VecEnv`` (:class:`agents.tables.BatchedVecEnv`), with SB3's
+game where it stands), ``MaskablePPO`` and ``MaskableDQN`` (mask-aware: ``action_masks()``,
+never an illegal action; ``MaskableDQN`` is SB3's ``DQN`` with masks,
+:class:`agents.dqn.MaskableDQN`), side by side. Each trains ``--budget`` steps per seed on
+the game's batched engine behind SB3's ``VecEnv`` (:class:`agents.tables.BatchedVecEnv`), with SB3's
 default hyperparameters except the number of parallel games and, for the value-based
 methods, a replay start and exploration scaled to the budget (``ALGOS``); the scorecard
 games train on rewards times 0.01 (the value nets' scale) and are measured in points.
@@ -70,9 +71,9 @@ class Algo:
     """One row kind of the table: where the class lives and how it is built."""
 
     name: str
-    module: str  # "stable_baselines3" or "sb3_contrib"
+    module: str  # "stable_baselines3", "sb3_contrib" or "agents.dqn" (MaskableDQN)
     cls: str
-    masked: bool = False  # MaskablePPO: trains and acts with the masks
+    masked: bool = False  # MaskablePPO, MaskableDQN: train and act with the masks
     recurrent: bool = False  # RecurrentPPO: predict carries the LSTM state
     n_envs: int = 16
     policy: str = "MlpPolicy"
@@ -89,6 +90,10 @@ class Algo:
         return cls(self.policy, env, seed=seed, device="cpu", verbose=0, **kwargs)
 
 
+# DQN, QR-DQN and MaskableDQN alike: replay start and buffer (Algo.build scales the start
+# and the exploration to the budget)
+VALUE_BASED = {"learning_starts": 10_000, "buffer_size": 200_000}
+
 ALGOS = {
     a.name: a
     for a in (
@@ -99,14 +104,14 @@ ALGOS = {
             "stable_baselines3",
             "DQN",
             n_envs=4,
-            kwargs={"learning_starts": 10_000, "buffer_size": 200_000},
+            kwargs=VALUE_BASED,
         ),
         Algo(
             "QR-DQN",
             "sb3_contrib",
             "QRDQN",
             n_envs=4,
-            kwargs={"learning_starts": 10_000, "buffer_size": 200_000},
+            kwargs=VALUE_BASED,
         ),
         Algo("TRPO", "sb3_contrib", "TRPO", kwargs={"n_steps": 128, "batch_size": 256}),
         Algo(
@@ -123,6 +128,14 @@ ALGOS = {
             "MaskablePPO",
             masked=True,
             kwargs={"n_steps": 128, "batch_size": 256},
+        ),
+        Algo(
+            "MaskableDQN",
+            "agents.dqn",
+            "MaskableDQN",
+            masked=True,
+            n_envs=4,
+            kwargs=VALUE_BASED,
         ),
     )
 }

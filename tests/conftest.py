@@ -56,3 +56,14 @@ def scripted():
 @pytest.fixture
 def faces():
     return step_faces
+
+
+@pytest.fixture
+def one_torch_thread():
+    """Small networks: one torch thread is fastest on a shared machine (restored after)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

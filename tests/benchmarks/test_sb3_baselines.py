@@ -1,5 +1,6 @@
 """benchmarks/sb3_baselines.py on a tiny budget: the table and the JSON, every kind of row
-(mask-aware, mask-unaware, recurrent) and both kinds of game."""
+(mask-aware policy-gradient and value-based, mask-unaware, recurrent) and both kinds of
+game."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def test_tiny_table(tiny, tmp_path, capsys):
     result = sb3_baselines.main(
         [
             "--budget", "64", "--seeds", "1", "--eval-games", "4",
-            "--only", "PPO,DQN,RecurrentPPO,MaskablePPO,yahtzee_classic,dice_poker",
+            "--only", "PPO,DQN,RecurrentPPO,MaskablePPO,MaskableDQN,yahtzee_classic,dice_poker",
             "--out", str(out),
         ]
     )  # fmt: skip
@@ -40,22 +41,22 @@ def test_tiny_table(tiny, tmp_path, capsys):
     assert {(r["game"], r["algo"]) for r in runs} == {
         (g, a)
         for g in ("yahtzee_classic", "dice_poker")
-        for a in ("PPO", "DQN", "RecurrentPPO", "MaskablePPO")
+        for a in ("PPO", "DQN", "RecurrentPPO", "MaskablePPO", "MaskableDQN")
     }
     for r in runs:
         assert r["steps"] >= 64 and r["train_s"] > 0 and 0 <= r["illegal"] <= 1
-        assert r["masks"] == (r["algo"] == "MaskablePPO")
+        assert r["masks"] == r["algo"].startswith("Maskable")
         if r["masks"]:
             assert r["illegal"] == 0
     assert result["optimal"]["yahtzee_classic"] == pytest.approx(254.59, abs=0.01)
     assert result["optimal"]["dice_poker"] is None
     assert set(result["references"]["dice_poker"]) == {"heuristic", "optimal", "random"}
     text = out.read_text()
-    assert text.count("| yahtzee_classic |") == 4 and text.count("| dice_poker |") == 4
+    assert text.count("| yahtzee_classic |") == 5 and text.count("| dice_poker |") == 5
     assert "| aware |" in text and "| unaware |" in text
     assert json.loads(out.with_suffix(".json").read_text())["runs"] == runs
     lines = capsys.readouterr().out.splitlines()
-    assert sum(line.startswith("[") for line in lines) == 8  # a progress line per run
+    assert sum(line.startswith("[") for line in lines) == 10  # a progress line per run
 
 
 def test_only_names_what_it_does_not_know(tmp_path):
@@ -79,3 +80,11 @@ def test_resume_measures_only_the_missing_runs(tiny, tmp_path, capsys):
     assert json.loads(out.with_suffix(".json").read_text())["runs"] == second["runs"]
     with pytest.raises(SystemExit, match="budget=64 \\(this command: 128\\)"):
         sb3_baselines.main(["--budget", "128", *args[2:], "--resume"])
+
+
+def test_the_masked_dqn_row_is_scaled_as_dqn():
+    """MaskableDQN and DQN differ only in the masks: the same games, replay start and
+    buffer (scaled to the budget alike by Algo.build)."""
+    dqn, masked = sb3_baselines.ALGOS["DQN"], sb3_baselines.ALGOS["MaskableDQN"]
+    assert masked.masked and not dqn.masked
+    assert (masked.n_envs, masked.kwargs, masked.policy) == (dqn.n_envs, dqn.kwargs, dqn.policy)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "sb3.md").read_text()
 
 
@@ -19,16 +20,5 @@ def test_the_page_runs(capsys):
     exec(compile(code, "docs/sb3.md", "exec"), {"__name__": "sb3_doc"})
     out = capsys.readouterr().out
     assert "first move" in out
-    for name in ("PPO", "A2C", "DQN"):
+    for name in ("PPO", "A2C", "DQN", "MaskableDQN"):
         assert re.search(rf"^{name}: [+-]\d\.\d{{3}} chips per game", out, re.M)
-
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small networks: one torch thread is fastest on a shared machine."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
