@@ -242,7 +242,9 @@ class HandValueAgent(Agent):
 
     # the moves of a turn policy, read off the observation (one place: the optimal player's)
     act = DicePokerOptimal.act
+    _lookup_act = DicePokerOptimal._lookup_act
     _act = DicePokerOptimal._act
+    _decide = DicePokerOptimal._decide
     _memo = DicePokerOptimal._memo
     act_batch = DicePokerOptimal.act_batch
 
