@@ -154,7 +154,10 @@ def main(argv: list[str] | None = None) -> Path:
     steps, total = checkpoint_step(last) if last else 0, cfg.run.total_timesteps
     sections = {"trainer": "rllib", "env": cfg.env, "rllib": cfg.rllib, "run": cfg.run}
     sections["ray"] = {"num_env_runners": args.num_env_runners, "num_learners": args.num_learners}
-    rows, progress = open_folder(run_dir, args.resume, last, sections, "timesteps", total, steps)
+    every = cfg.run.eval_every  # a resumed run's rows match the killed one's by evaluation
+    rows, progress = open_folder(
+        run_dir, args.resume, last, sections, "timesteps", total, steps, every=every
+    )
     with ray_running(args.address, args.num_env_runners, args.num_learners):
         algo = build_algorithm_config(cfg, args.num_env_runners, args.num_learners).build_algo()
         say_nodes(algo, args.num_env_runners)

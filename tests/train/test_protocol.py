@@ -145,6 +145,25 @@ def test_rows_after_the_checkpoint_stand_for_the_evaluations_made_again(tmp_path
     assert lines[3] == "64,1.0"  # the row written before the kill stays as it was
 
 
+def test_rows_match_by_evaluation_point_where_a_resume_samples_other_steps(tmp_path):
+    """RLlib's resumed run reaches the evaluation points at a few steps more or fewer than
+    the killed attempt did: with ``every`` a row stands for the one of its point."""
+    metrics = tmp_path / "metrics.csv"
+    rows = Rows(metrics, "timesteps", every=1000)
+    for step in (0, 1010):
+        rows.add({"timesteps": step, "score": 0.0})
+    ckpt = tmp_path / "checkpoints" / "step_1010"
+    ckpt.parent.mkdir()
+    save_rows(ckpt, metrics)
+    rows.add({"timesteps": 2030, "score": 1.0})  # then killed before the next checkpoint
+    again = Rows(metrics, "timesteps", resume=True, last=ckpt, every=1000)
+    assert [again.add({"timesteps": s, "score": 2.0}) for s in (2003, 3001)] == [False, True]
+    lines = metrics.read_text().splitlines()
+    assert [line.split(",")[0] for line in lines] == ["timesteps", "0", "1010", "2030", "3001"]
+    plain = Rows(metrics, "timesteps", resume=True, last=ckpt)  # by step: 2003 is not 2030
+    assert plain.add({"timesteps": 2003, "score": 2.0})
+
+
 # -- config, progress, results -------------------------------------------------------------
 
 

@@ -275,12 +275,22 @@ class Rows:
     (it knows how many rows came before it: :func:`rows_of`) stand for the evaluations the
     resumed run makes again at the same steps, in the same order: those are not written a
     second time, so every evaluation point has one row, none missing, none twice, and no
-    whole row is ever taken back."""
+    whole row is ever taken back. Where a resumed run does not repeat the steps exactly
+    (RLlib samples a few steps more or fewer after a resume), ``every`` (the evaluation
+    interval) makes rows match by evaluation point, ``step // every``, instead of by step."""
 
-    def __init__(self, path: Path, key: str, resume: bool = False, last: Path | None = None):
+    def __init__(
+        self,
+        path: Path,
+        key: str,
+        resume: bool = False,
+        last: Path | None = None,
+        every: int | None = None,
+    ):
         import csv
 
         self.path, self.key = Path(path), key
+        self.every = every
         self.pending: list[float] = []
         if resume and last is not None and self.path.exists():
             with self.path.open(newline="") as f:
@@ -300,14 +310,18 @@ class Rows:
         save(path)
         return path
 
+    def point(self, step: float) -> float:
+        """Where a row's step falls: the step itself, or its evaluation point (``every``)."""
+        return step if self.every is None else step // self.every
+
     def add(self, row: dict) -> bool:
         """Append ``row`` unless it is one a killed attempt wrote already; whether it was."""
         from train.common.config import append_csv
 
-        step = float(row[self.key])
-        while self.pending and self.pending[0] < step:
+        point = self.point(float(row[self.key]))
+        while self.pending and self.point(self.pending[0]) < point:
             self.pending.pop(0)  # a finished run trained further: its final row stays
-        if self.pending and self.pending[0] == step:
+        if self.pending and self.point(self.pending[0]) == point:
             self.pending.pop(0)
             return False
         append_csv(self.path, row)
@@ -342,13 +356,14 @@ def open_folder(
     wall_before: float | None = None,
     folders: tuple[str, ...] = (),
     stale: tuple[str, ...] = (),
+    every: int | None = None,
 ):
     """Ready the run folder to write (:func:`prepare`: ``config.yaml`` from ``sections``,
     dataclasses or mappings; ``folders`` made; ``stale``: globs a fresh start removes) and
     say how much is left; ``(Rows, Progress)`` of a run counted in ``key`` (``timesteps``,
     ``games``) up to ``total``, ``done`` and ``wall_before`` seconds spent when it starts
     (None: the ``wall_s`` of the last metrics row of a resumed run; ``last``: the checkpoint
-    resumed from, None for a fresh run)."""
+    resumed from, None for a fresh run; ``every``: :class:`Rows`)."""
     import dataclasses
 
     from train.common.config import last_row
@@ -363,7 +378,7 @@ def open_folder(
     unit = "steps" if key == "timesteps" else key
     progress = Progress(run_dir, total, done, unit, float(wall_before))
     progress.start(run_dir.name)
-    return Rows(metrics, key, resume, last), progress
+    return Rows(metrics, key, resume, last, every), progress
 
 
 def due(count: int, step: int, every: int) -> bool:
