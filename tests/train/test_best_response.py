@@ -231,3 +231,19 @@ def test_a_planted_weakness_is_found_at_a_tiny_budget():
     weak = best_response("card_poker", AlwaysPass(), **point)["best_response"]
     careful = best_response("card_poker", "careful", **point)["best_response"]
     assert weak["chips_per_game_ci95"][0] > careful["chips_per_game_ci95"][1] + 0.5
+
+
+def test_seeds_with_resume_read_a_finished_seed_and_start_a_new_one(tmp_path, monkeypatch):
+    import train.best_response as br
+
+    one = [*CURVE[:4], "--steps", "512", *CURVE[7:], "--out", str(tmp_path)]
+    (done,) = main([*one, "--seeds", "0"])
+    trained = []
+    real = br.train
+    monkeypatch.setattr(
+        br, "train", lambda table, *a, **k: trained.append(a[2].seed) or real(table, *a, **k)
+    )
+    found = main([*one, "--seeds", "0", "1", "--resume"])
+    assert trained == [1]  # seed 0 was finished: read, not trained again
+    assert found[0]["curve"] == done["curve"] and found[1]["seed"] == 1
+    assert (tmp_path / "best_response" / "card_poker__random__1" / "final.json").is_file()
