@@ -1,6 +1,8 @@
-"""Exploitability: train a fresh best response to a frozen agent and measure what it wins.
+"""Exploitability: train a fresh best response to a frozen agent and measure what it wins,
+as a curve over budgets (docs/exploitability.md).
 
     python train/best_response.py --game card_poker --against careful --steps 200000
+    python train/best_response.py --against careful --budgets 100000 300000 --seeds 0 1 2
     python train/best_response.py --game card_poker --against bluffer --rule deck=54 --seed 1
     python train/best_response.py --game dice_poker --against optimal --steps 100000
     python train/best_response.py --game card_poker --against ppo:runs/x/model.zip
@@ -14,12 +16,15 @@ defaults of ``--game`` (its id), ``--players`` (``n_players``), ``--against``
 ``--players`` seats on the game's batched engine (:class:`agents.tables.BatchedVecEnv`); the
 frozen agent ``--against`` (any ``agents.make_agent`` spec: ``careful``, ``bluffer``,
 ``quick``, ``heuristic``, ``optimal``, ``random``, ``ppo:PATH``) plays every other seat.
-After ``--steps`` of the learner's decisions its greedy policy plays ``--eval-games`` deals
-(card poker) or games (dice poker) on the batched engine, seat random, against the same
-frozen agent; what it wins per game, with the 95% interval (mean ± 1.96 standard
-errors), is the exploitability figure of that budget: a lower bound on what a best
-response wins, **lower is better** for the frozen agent. On the same evaluation games
-(same seed) the random agent plays in the learner's place, as a floor.
+The run trains to the largest of ``--budgets`` (default: ``--steps``); at each budget, once
+PPO has updated on the rollout that reached it, the learner's greedy policy plays
+``--eval-games`` deals (card poker) or games (dice poker) on the batched engine against
+the same frozen agent, as **duplicate deals** (blocks of one deal per ``--players`` games,
+the policy once in every seat: :mod:`train.common.best_response`); what it wins per game,
+with the 95% interval over the blocks, is the exploitability figure of that budget: a
+lower bound on what a best response wins, **lower is better** for the frozen agent. On
+the same evaluation games the random agent plays in the learner's place, as a floor.
+``--seeds S ...`` runs one seed after another and prints the table across them.
 
 Dice poker adds the **ceiling** where the exact solver gives it: against optimal players,
 the optimal agent (``agents.optimal.dice_poker``) is the exact best response in every
@@ -36,10 +41,12 @@ The run is kill-safe as every trainer's (:mod:`train.common`): it lands in
 names the folder itself): ``config.yaml``, ``metrics.csv`` (the learner's chips against
 the frozen agent every ``run.eval_every`` steps, ``run.eval_episodes`` games on the same
 seeds each time), ``progress.log``, ``checkpoints/`` (every ``run.checkpoint_every``
-steps, each after the rows of its step), then ``model.zip``, ``results.json``,
-``results.csv`` (one row) and ``final.json``, each file atomically; ``--resume`` goes on
-from the newest checkpoint. Throughput (training steps/s, evaluation games/s) is part of
-the results.
+steps, each after the rows of its step, and at every budget), ``budgets/budget_B.json``
+(each budget's point, once scored), then ``model.zip``, ``results.json``,
+``results.csv`` (a row per budget) and ``final.json``, each file atomically;
+``--resume`` goes on from the newest checkpoint, scoring from its checkpoint a budget
+the killed run reached but had not scored. Throughput (training steps/s, evaluation
+games/s) is part of the results.
 """
 
 from __future__ import annotations
