@@ -1,7 +1,8 @@
 """A learner's tables over the flat tree of mini card poker: information-set observations
 (:func:`observations`), ``n`` deals walked at once against a fixed policy
 (:class:`TreeTables`), an SB3 ``VecEnv`` over them (:func:`make_vec_env`) and the chips of a
-model's greedy play (:func:`play_deals`). ``benchmarks/mini_best_response.py`` and
+model's greedy play (:func:`play_deals`; :func:`play_each`: one deal per table, each from
+its own seed, for duplicate deals). ``benchmarks/mini_best_response.py`` and
 ``benchmarks/mini_br_curve.py`` train and measure on them (docs/card_poker_research.md)."""
 
 from __future__ import annotations
@@ -77,7 +78,12 @@ class TreeTables:
     a draw's "exchange the first card" and a bet's "reveal" are both slot 1) or, with
     ``game_actions``, card poker's action numbers made dense (:attr:`action_ids`: every
     action number of the tree its own output, as the full game's ``Discrete(42)`` gives
-    every draw set and every bet its own)."""
+    every draw set and every bet its own).
+
+    With ``seeds`` (one per table; ``n`` is then their number) each table draws its chance and
+    the fixed policy's choices from its own stream (:class:`envs.batched.draws.GameDraws`, as
+    the full game's engine does for ``reset(seed=[...])``), so tables of one seed meet the
+    same deal whatever seat the learner holds."""
 
     def __init__(
         self,
@@ -88,8 +94,13 @@ class TreeTables:
         seed: int,
         seat: int | None = None,
         game_actions: bool = False,
+        seeds: list[int] | None = None,
     ):
+        from envs.batched.draws import GameDraws
+
         self.tree, self.policy, self.obs_table = tree, policy, obs
+        self.draws = None if seeds is None else GameDraws(seeds)
+        n = n if seeds is None else len(seeds)
         self.fixed_seat = seat
         self.game_actions = game_actions
         # the action numbers in use, and each information set's slot of each (-1: illegal)
@@ -130,14 +141,20 @@ class TreeTables:
             if not (chance | theirs).any():
                 return
             r, n = rows[chance], nodes[chance]
-            u = self.rng.random(len(r))
+            u = self._uniform(r)
             j = (self.cum[n] < u[:, None]).sum(axis=1)
             self.node[r] = self.child[n, j]
             r, n = rows[theirs], nodes[theirs]
             cum = np.cumsum(self.policy[tree.infoset[n]], axis=1)
-            u = self.rng.random(len(r)) * cum[:, -1]
+            u = self._uniform(r) * cum[:, -1]
             j = np.minimum((cum < u[:, None]).sum(axis=1), tree.max_actions - 1)
             self.node[r] = self.child[n, j]
+
+    def _uniform(self, rows: np.ndarray) -> np.ndarray:
+        """One uniform per row: from the engine's Generator, or each row's own stream."""
+        if self.draws is None:
+            return self.rng.random(len(rows))
+        return self.draws.uniform(rows, 1)[:, 0]
 
     def reset_rows(self, rows: np.ndarray) -> None:
         """New deals at ``rows``; a deal that ends before the learner has a decision (the
@@ -197,6 +214,30 @@ def play_deals(model, tables: TreeTables) -> np.ndarray:
         chips.append(reward[done])
         rows = rows[~done]
     return np.concatenate(chips)
+
+
+def play_each(model, tables: TreeTables) -> np.ndarray:
+    """The chips of one deal per table in table order, ``model``'s greedy policy in the
+    learner's seat, each deal played to its end; a deal that ends before the learner has a
+    decision counts as it ended (it is not dealt again, so table ``i`` plays its own deal)."""
+    if tables.fixed_seat is None:
+        raise ValueError("play_each needs tables with the learner in one seat (seat=0 or 1)")
+    rows = np.arange(tables.n)
+    tables.node[rows] = 0
+    tables.seat[rows] = tables.fixed_seat
+    tables._advance(rows)
+    chips = np.zeros(tables.n)
+    while True:
+        over = tables.tree.kind[tables.node[rows]] == TERMINAL
+        done = rows[over]
+        chips[done] = tables.tree.utility[tables.node[done], tables.seat[done]]
+        rows = rows[~over]
+        if not len(rows):
+            return chips
+        a, _ = model.predict(
+            tables.observe()[rows], deterministic=True, action_masks=tables.masks()[rows]
+        )
+        tables.play(a, rows)
 
 
 def make_vec_env(tables: TreeTables):

@@ -165,3 +165,30 @@ def test_a_trained_best_response_recovers_the_exact_one_against_careful():
     out = curve_main(["--against", "careful", "--seeds", "0", "--budgets", "300000"])
     row, exact = out["careful"]["rows"][-1], out["careful"]["exact"]
     assert abs(row["measured"] - exact) <= row["half"]
+
+
+def test_the_curve_measures_on_duplicate_deals_as_the_full_game_does():
+    # benchmarks/mini_br_curve.py measures with train.common.best_response's evaluation: a
+    # deal once in each seat. A learner that plays the fixed pure policy itself wins in one
+    # seat what it loses in the other on the same deal (no draw: the deal is all the
+    # chance), so every deal's mean is exactly 0, and so is the interval.
+    from benchmarks.mini_br_curve import measure
+
+    tree = GameTree(MiniCardPoker(RULES))
+    fixed = fixed_policies(tree, RULES)["careful rule of thumb"]
+    assert set(np.unique(fixed)) <= {0.0, 1.0}  # pure
+
+    class PlaysFixed:  # a model whose observation is its information set, one-hot
+        def predict(self, obs, deterministic, action_masks):
+            return fixed[obs.argmax(axis=1)].argmax(axis=1), None
+
+    obs = np.eye(tree.n_infosets, dtype=np.float32)
+    mean, half = measure(PlaysFixed(), tree, fixed, obs, 500, seed=3, game_actions=False)
+    assert mean == 0 and half == 0
+    # the seats' results differ (acting first costs): only each deal's sum is 0
+    from agents.exact.tables import play_each
+
+    seeds = list(range(500))
+    first = play_each(PlaysFixed(), TreeTables(tree, fixed, obs, 0, 0, 0, False, seeds))
+    second = play_each(PlaysFixed(), TreeTables(tree, fixed, obs, 0, 0, 1, False, seeds))
+    assert (first + second == 0).all() and (first != 0).any()
