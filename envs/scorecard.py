@@ -134,8 +134,10 @@ class YahtzeeEnv(TextRenderEnv):
         self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
         self.action_space = self._legal_space(self.n_actions)
         self.observation_space = obs_space(self.rules)
-        self._view = own_view(self.rules)  # the observation and the legal rows, one pass
+        # the observation and the legal rows in one pass (bound: cheaper than the instance)
+        self._view = own_view(self.rules).__call__
         self._raises = self.illegal.raises
+        self._rows = self.rules.rows
         self.game: ScorecardGame | None = None
 
     # -- gymnasium API -------------------------------------------------------
@@ -209,8 +211,7 @@ class YahtzeeEnv(TextRenderEnv):
         if filled is None:
             # filled rows only: a row absent where open stacks under gymnasium's vector envs
             # (a mask ``_row``), where None beside ints cannot
-            pairs = zip(card.rules.rows, card.scores, strict=True)
-            filled = {r: s for r, s in pairs if s is not None}
+            filled = {r: s for r, s in zip(self._rows, card.scores, strict=True) if s is not None}
             card.__dict__["_filled_dict"] = filled
         mask = game.action_mask(legal) if not self._ended else self.action_masks()
         return {

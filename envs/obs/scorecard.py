@@ -220,8 +220,8 @@ class OwnView:
     in one pass: ``OwnView(rules)(game) -> (obs, legal)``, what the env's step reads once.
 
     The fields in layout order (``_layout`` checks the order), as float32 bytes of a
-    per-dice part (face_counts, dice, rolls_used), a per-card part (open_rows .. total,
-    with either value of ``joker``, kept on the card, which never changes) and
+    per-dice part (face_counts, dice, rolls_used), ``open_rows`` by table from the open
+    rows' bit set, the card's numbers (stage .. total) and
     ``fill_points``: in a state whose gains are the plain row scores
     (:func:`~envs.rules.scorecard.plain_gains_one`, most states) the bytes of every row's
     score (``score_lists``' ``later`` / ``first``) held as one integer, the illegal rows
@@ -244,6 +244,9 @@ class OwnView:
         self.lanes = (lanes(tab.later), lanes(tab.first))
         self.open_hi = _open_bytes(len(rules.rows) - _LO_BITS)
 
+    def __reduce__(self):  # pickled and copied as the rules' one view (tables are rebuilt)
+        return own_view, (self.rules,)
+
     def __call__(
         self, game: ScorecardGame, others: list[ScorecardGame] | None = None
     ) -> tuple[np.ndarray, int]:
@@ -264,15 +267,17 @@ class OwnView:
         else:
             points = self.pack_points(*game.state_view()[4])
         d = card.__dict__
-        part = d.get("_obs_part")
-        if part is None:  # open_rows (1.0 / 0.0 per row, by table) .. total, either joker
-            head = _OPEN_LO[open_bits & _LO] + self.open_hi[open_bits >> _LO_BITS]
-            fields = d["_stage"], d["_upper_sum"], d["bonus"], d["_yahtzee_scored"]
-            part = d["_obs_part"] = tuple(
-                head + _PACK_CARD(*fields, joker, d["_total"]) for joker in (0, 1)
-            )
         raw = bytearray(self.dice_part[di][game.rolls_used])
-        raw += part[self.classic and st.yahtzee[di] and not open_bits >> _YAHTZEE & 1]
+        raw += _OPEN_LO[open_bits & _LO]  # open_rows: 1.0 / 0.0 per row, by table
+        raw += self.open_hi[open_bits >> _LO_BITS]
+        raw += _PACK_CARD(  # stage, upper_sum, bonus, yahtzee_scored, joker, total
+            d["_stage"],
+            d["_upper_sum"],
+            d["bonus"],
+            d["_yahtzee_scored"],
+            self.classic and st.yahtzee[di] and not open_bits >> _YAHTZEE & 1,
+            d["_total"],
+        )
         raw += points
         if others:
             raw += _packer(len(others)).pack(*[g.card.total for g in others])

@@ -991,6 +991,7 @@ _ROW_BYTES = {
     for width in {_MASK_LO, len(CLASSIC_ROWS) - _MASK_LO, len(RUSSIAN_ROWS) - _MASK_LO}
 }
 _ROW_BYTES_LO = _ROW_BYTES[_MASK_LO]
+_BOOL = np.dtype(bool)  # a dtype object: frombuffer skips converting np.bool_
 
 
 def mask_of_bits(n_rows: int, can_reroll: bool, legal: int) -> np.ndarray:
@@ -999,7 +1000,7 @@ def mask_of_bits(n_rows: int, can_reroll: bool, legal: int) -> np.ndarray:
     raw = bytearray(_REROLL_BYTES[can_reroll])
     raw += _ROW_BYTES_LO[legal & 0x1FF]
     raw += _ROW_BYTES[n_rows - _MASK_LO][legal >> _MASK_LO]
-    return np.frombuffer(raw, np.bool_)
+    return np.frombuffer(raw, _BOOL)
 
 
 @cache
@@ -1139,8 +1140,9 @@ class ScorecardGame:
         :meth:`bits_view`, where the caller has them."""
         if legal is None:
             legal = self.bits_view()[1]
-        can = self.rolls_used < MAX_ROLLS and bool(self.card._open_bits)
-        return mask_of_bits(len(self.rules.rows), can, legal)
+        card = self.card
+        can = self.rolls_used < MAX_ROLLS and card._open_bits != 0
+        return mask_of_bits(len(card.scores), can, legal)
 
     def is_legal(self, action: int) -> bool:
         if type(action) is not int:
@@ -1163,13 +1165,13 @@ class ScorecardGame:
         ``ValueError`` naming the legal actions, leaving the game unchanged.
         """
         card = self.card
+        di = _DICE_INDEX[self.dice]
         if type(action) is not int or not card._open_bits:
             legal = self.is_legal(action)
         elif 0 < action < N_REROLL_ACTIONS:  # a re-roll, the common case
             legal = self.rolls_used < MAX_ROLLS
-        else:
+        else:  # a fill: legal_rows_one as a bit set
             k = action - N_REROLL_ACTIONS
-            di = _DICE_INDEX[self.dice]
             legal = (
                 0 <= k < len(card.scores)
                 and legal_bits_one(self.rules, self._st, card._open_bits, di) >> k & 1
@@ -1191,11 +1193,10 @@ class ScorecardGame:
             else:
                 rolled = sum(_RADIX[faces[i]] for i in range(N_DICE) if action >> i & 1)
             self.rolls_used += 1
-            self.dice = dice = DICE[_BY_CODE[_KEPT[_DICE_INDEX[self.dice]][action] + rolled]]
+            self.dice = dice = DICE[_BY_CODE[_KEPT[di][action] + rolled]]
             self._rolls.append(dice)
             return 0
         k = action - N_REROLL_ACTIONS
-        di = _DICE_INDEX[self.dice]
         if plain_gains_one(self.rules, self._st, card._open_bits, card._upper_sum, di):
             tab = self._tab.first if self.rolls_used == 1 else self._tab.later
             score, bonus, ybonus = tab[di][k], 0, 0
