@@ -72,6 +72,15 @@ Module-level forms of the card rules (for solvers that keep their own state)::
     joker_active(dice, open_rows, rules) -> bool   a Yahtzee with the Yahtzee row filled and
         its upper row filled (joker != "none"): full house and straights score full value
 
+The same rules on one card as bit sets (bit k = row k; what a game's step reads)::
+
+    step_tables(rules)   per dice index: the satisfied rows as a bit set, the best upper score
+    legal_bits_one(rules, step_tables, open_bits, dice_idx) -> int   legal_rows_one as bits
+    plain_gains_one(rules, step_tables, open_bits, upper_sum, dice_idx) -> bool   the gains
+        are the rows' plain scores (no bonus, no joker score); False: ask fill_gains_one
+    mask_of_bits(n_rows, can_reroll, legal) -> np.ndarray   the action mask, by table
+    game.bits_view() -> (dice index, legal rows as bits, plain)
+
 Decisions (docs/rules.md sections 4 and 5): doubling never applies to stage-1 rows or to
 dashes (a dash is 0); the classic upper bonus is paid on the fill that reaches 63, the
 russian +50 on the fill that completes stage 1; a Yahtzee bonus is paid whatever row the
@@ -1018,9 +1027,11 @@ class ScorecardGame:
     ``rng`` for its rolls; :meth:`copy` gives an independent game.
 
     A step moves the dice by the compiled lookups of :func:`dice_moves` (the batched
-    engine's) and reads the legal rows and gains of the new state once, from
-    :func:`legal_rows_one` and :func:`fill_gains_one` (the compiled :func:`score_tables`);
-    every question about the state (mask, options, points, observation) reads that.
+    engine's). The state's legal rows and gains come from the compiled
+    :func:`score_tables` two ways: :meth:`bits_view` (bit sets, :func:`legal_bits_one` and
+    :func:`plain_gains_one`: what a step, the mask and the env's observation read) and
+    :meth:`state_view` (per-row lists, :func:`legal_rows_one` and :func:`fill_gains_one`,
+    once per state: options, points, the gains where a bonus is in play).
     """
 
     def __init__(
