@@ -6,7 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from envs import games
-from envs.obs.scorecard import decode_observation, obs_fields, obs_size, obs_space, observe
+from envs.obs.scorecard import (
+    decode_observation,
+    obs_fields,
+    obs_size,
+    obs_space,
+    observe,
+    own_view,
+)
 from envs.obs.scorecard import layout as obs_layout
 from envs.render.text import render_scorecard as render_card  # the old name
 from envs.rules.scorecard import (
@@ -127,6 +134,10 @@ class YahtzeeEnv(TextRenderEnv):
         self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
         self.action_space = self._legal_space(self.n_actions)
         self.observation_space = obs_space(self.rules)
+        # the observation and the legal rows in one pass (bound: cheaper than the instance)
+        self._view = own_view(self.rules).__call__
+        self._raises = self.illegal.raises
+        self._rows = self.rules.rows
         self.game: ScorecardGame | None = None
 
     # -- gymnasium API -------------------------------------------------------
@@ -138,19 +149,20 @@ class YahtzeeEnv(TextRenderEnv):
         self._last: tuple[int, int] | None = None  # (seat, action) for the picture
         if self.render_mode == "human":
             print(self.render_text())
-        return observe(self.game), self._info()
+        obs, legal = self._view(self.game)
+        return obs, self._info(legal)
 
     def step(self, action):
         game = self.game
         if game is None:
             raise RuntimeError("call reset() before step()")
-        if self._ended or not game.card._open_rows:
+        if self._ended or not game.card._open_bits:
             raise RuntimeError("the episode is over; call reset()")
         if type(action) is not int:
             action = self._action(action)
-        if not self.illegal.raises and self._is_illegal(action):  # "terminate" or "penalize"
+        if not self._raises and self._is_illegal(action):  # "terminate" or "penalize"
             penalty, terminated, truncated = self._illegal_outcome()
-            info = {**self._info(), "illegal_action": True}
+            info = {**self._info(game.bits_view()[1]), "illegal_action": True}
             return observe(game), penalty * self.reward_scale, terminated, truncated, info
         self._illegal_run = 0
         # raises on an illegal action, changing nothing
@@ -158,8 +170,8 @@ class YahtzeeEnv(TextRenderEnv):
         self._last = (0, action)
         if self.render_mode == "human":
             print(self.render_text())
-        obs = observe(game)  # reads the game's state view, which _info reads again
-        return obs, points * self.reward_scale, not game.card._open_rows, False, self._info()
+        obs, legal = self._view(game)
+        return obs, points * self.reward_scale, not game.card._open_bits, False, self._info(legal)
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now (all False before reset and once the episode is over)."""
@@ -191,17 +203,17 @@ class YahtzeeEnv(TextRenderEnv):
         card = self.game.card
         return len(card.rows) - card.turns_left + (0 if self.game.done else 1)
 
-    def _info(self) -> dict:
+    def _info(self, legal: int) -> dict:
+        """The step's info; ``legal``: the legal rows of ``game.bits_view()``."""
         game = self.game
         card = game.card
         filled = card.__dict__.get("_filled_dict")  # kept on the card, which never changes
         if filled is None:
             # filled rows only: a row absent where open stacks under gymnasium's vector envs
             # (a mask ``_row``), where None beside ints cannot
-            pairs = zip(card.rules.rows, card.scores, strict=True)
-            filled = {r: s for r, s in pairs if s is not None}
+            filled = {r: s for r, s in zip(self._rows, card.scores, strict=True) if s is not None}
             card.__dict__["_filled_dict"] = filled
-        mask = self.game.state_view()[6].copy() if not self._ended else self.action_masks()
+        mask = game.action_mask(legal) if not self._ended else self.action_masks()
         return {
             "action_mask": mask,
             "total": card._total,

@@ -16,6 +16,7 @@ fill_points are zeros.
 
 from __future__ import annotations
 
+import sys
 from array import array
 from functools import cache
 from struct import Struct
@@ -25,13 +26,20 @@ import numpy as np
 from envs.obs.layout import Field, Layout
 from envs.rules.dice import multisets
 from envs.rules.scorecard import (
+    _DICE_INDEX,
+    DICE,
     MAX_ROLLS,
     N_DICE,
     ROW_INDEX,
+    RUSSIAN_ROWS,
     ScorecardGame,
     ScorecardRules,
+    legal_bits_one,
     make_rules,
+    plain_gains_one,
+    score_lists,
     score_row,
+    step_tables,
     total_bounds,
 )
 
@@ -158,19 +166,8 @@ def observe(
     when it is not ``own_turn`` the dice, rolls, joker and fill points are zeros.
     """
     card = game.card
-    if own_turn:  # the fields in layout order, as float32 bytes of per-dice and per-card parts
-        card, dice, rolls_used, _, points, _, _ = game.state_view()
-        tail = [
-            card.rules.rules == "classic" and dice[0] == dice[4] and not card._open[_YAHTZEE],
-            card._total,
-            *points,
-        ]
-        if others:
-            tail += [g.card.total for g in others]
-        raw = bytearray(_dice_part(dice, rolls_used))
-        raw += _card_part(card)
-        raw += _packer(len(tail)).pack(*tail)
-        return np.frombuffer(raw, _F32)
+    if own_turn:
+        return own_view(card.rules)(game, others)[0]
     values = {
         "open_rows": [s is None for s in card.scores],
         "stage": card.stage,
@@ -210,7 +207,6 @@ def _packer(n: int) -> Struct:
     return Struct(f"={n}f")
 
 
-@cache
 def _dice_part(dice: tuple[int, ...], rolls_used: int) -> bytes:
     """face_counts, dice and rolls_used of sorted dice, as float32 bytes."""
     counts = [0] * 6
@@ -219,16 +215,101 @@ def _dice_part(dice: tuple[int, ...], rolls_used: int) -> bytes:
     return array("f", [*counts, *dice, rolls_used]).tobytes()
 
 
-def _card_part(card) -> bytes:
-    """open_rows, stage, upper_sum, bonus, yahtzee_scored of a card as float32 bytes (kept
-    on the card, which never changes)."""
-    part = card.__dict__.get("_obs_part")
-    if part is None:
-        part = array(
-            "f", [*card._open, card._stage, card._upper_sum, card.bonus, card._yahtzee_scored]
-        ).tobytes()
-        card.__dict__["_obs_part"] = part
-    return part
+class OwnView:
+    """The observation of the player on turn and the legal rows (a bit set, bit k = row k)
+    in one pass: ``OwnView(rules)(game) -> (obs, legal)``, what the env's step reads once.
+
+    The fields in layout order (``_layout`` checks the order), as float32 bytes of a
+    per-dice part (face_counts, dice, rolls_used), ``open_rows`` by table from the open
+    rows' bit set, the card's numbers (stage .. total) and
+    ``fill_points``: in a state whose gains are the plain row scores
+    (:func:`~envs.rules.scorecard.plain_gains_one`, most states) the bytes of every row's
+    score (``score_lists``' ``later`` / ``first``) held as one integer, the illegal rows
+    masked to 0.0 by one AND; otherwise the game's ``state_view``. tests/envs/test_obs.py
+    holds it to :meth:`Layout.encode` of the fields.
+    """
+
+    def __init__(self, rules: ScorecardRules) -> None:
+        tab = score_lists(rules)
+        self.rules = rules
+        self.classic = rules.rules == "classic"
+        self.step_tables = step_tables(rules)
+        self.pack_points = _packer(len(rules.rows)).pack
+        self.points_size = 4 * len(rules.rows)
+        self.dice_part = tuple(tuple(_dice_part(d, k) for k in range(MAX_ROLLS + 1)) for d in DICE)
+
+        def lanes(rows) -> tuple[int, ...]:
+            return tuple(int.from_bytes(self.pack_points(*row), _ORDER_BYTES) for row in rows)
+
+        self.lanes = (lanes(tab.later), lanes(tab.first))
+        self.open_hi = _open_bytes(len(rules.rows) - _LO_BITS)
+
+    def __reduce__(self):  # pickled and copied as the rules' one view (tables are rebuilt)
+        return own_view, (self.rules,)
+
+    def __call__(
+        self, game: ScorecardGame, others: list[ScorecardGame] | None = None
+    ) -> tuple[np.ndarray, int]:
+        card = game.card
+        di = _DICE_INDEX[game.dice]
+        open_bits = card._open_bits
+        rules, st = self.rules, self.step_tables
+        if open_bits:
+            legal = legal_bits_one(rules, st, open_bits, di)
+            plain = plain_gains_one(rules, st, open_bits, card._upper_sum, di)
+        else:
+            legal, plain = 0, True
+        if plain:
+            points = (
+                self.lanes[game.rolls_used == 1][di]
+                & (_LANE_LO[legal & _LO] | _LANE_HI[legal >> _LO_BITS])
+            ).to_bytes(self.points_size, _ORDER_BYTES)
+        else:
+            points = self.pack_points(*game.state_view()[4])
+        d = card.__dict__
+        raw = bytearray(self.dice_part[di][game.rolls_used])
+        raw += _OPEN_LO[open_bits & _LO]  # open_rows: 1.0 / 0.0 per row, by table
+        raw += self.open_hi[open_bits >> _LO_BITS]
+        raw += _PACK_CARD(  # stage, upper_sum, bonus, yahtzee_scored, joker, total
+            d["_stage"],
+            d["_upper_sum"],
+            d["bonus"],
+            d["_yahtzee_scored"],
+            self.classic and st.yahtzee[di] and not open_bits >> _YAHTZEE & 1,
+            d["_total"],
+        )
+        raw += points
+        if others:
+            raw += _packer(len(others)).pack(*[g.card.total for g in others])
+        return np.frombuffer(raw, _F32), legal
+
+
+@cache
+def own_view(rules: ScorecardRules) -> OwnView:
+    """The :class:`OwnView` of a rule set, built once."""
+    return OwnView(rules)
+
+
+# a bit set of legal rows -> an integer with 0xFFFFFFFF in the 4 bytes of each legal row
+# (two tables, for rows 0-8 and 9-16, so a card of 17 rows needs 768 entries, not 2**17)
+_LO_BITS = 9
+_LO = (1 << _LO_BITS) - 1
+_LANE_LO = tuple(
+    sum(0xFFFFFFFF << 32 * k for k in range(_LO_BITS) if b >> k & 1) for b in range(1 << _LO_BITS)
+)
+_LANE_HI = tuple(x << 32 * _LO_BITS for x in _LANE_LO[: 1 << (len(RUSSIAN_ROWS) - _LO_BITS)])
+_ORDER_BYTES = sys.byteorder  # as the native float32 bytes that Struct("=...f") writes
+
+
+def _open_bytes(width: int) -> tuple[bytes, ...]:
+    """A bit set of ``width`` rows -> float32 bytes of 1.0 where the bit is set, else 0.0."""
+    return tuple(
+        array("f", [b >> k & 1 for k in range(width)]).tobytes() for b in range(1 << width)
+    )
+
+
+_OPEN_LO = _open_bytes(_LO_BITS)
+_PACK_CARD = Struct("=6f").pack
 
 
 def decode_observation(

@@ -72,6 +72,15 @@ Module-level forms of the card rules (for solvers that keep their own state)::
     joker_active(dice, open_rows, rules) -> bool   a Yahtzee with the Yahtzee row filled and
         its upper row filled (joker != "none"): full house and straights score full value
 
+The same rules on one card as bit sets (bit k = row k; what a game's step reads)::
+
+    step_tables(rules)   per dice index: the satisfied rows as a bit set, the best upper score
+    legal_bits_one(rules, step_tables, open_bits, dice_idx) -> int   legal_rows_one as bits
+    plain_gains_one(rules, step_tables, open_bits, upper_sum, dice_idx) -> bool   the gains
+        are the rows' plain scores (no bonus, no joker score); False: ask fill_gains_one
+    mask_of_bits(n_rows, can_reroll, legal) -> np.ndarray   the action mask, by table
+    game.bits_view() -> (dice index, legal rows as bits, plain)
+
 Decisions (docs/rules.md sections 4 and 5): doubling never applies to stage-1 rows or to
 dashes (a dash is 0); the classic upper bonus is paid on the fill that reaches 63, the
 russian +50 on the fill that completes stage 1; a Yahtzee bonus is paid whatever row the
@@ -83,7 +92,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from itertools import compress
 
 import numpy as np
@@ -608,6 +617,74 @@ def _gains_one(rules, tab: ScoreLists, open_, upper_sum, yahtzee_scored, dice_id
     return score, bonus, (YAHTZEE_BONUS,) * n if earned else _ZERO[n]
 
 
+# -- the same rules as bit sets over the rows: what one game's step reads ----------------
+#
+# A card's open rows as an int (bit k = row k open) and, per dice index, the satisfied
+# rows as an int: the legal rows of legal_rows_one are then a few integer operations, and
+# a state whose gains carry no bonus (most states) needs no per-row pass at all. Built
+# from score_lists, so from the same compiled tables; tests/rules/test_scorecard_one.py
+# holds them to legal_rows_one and fill_gains_one over every dice index.
+
+_UPPER_BITS = (1 << len(UPPER_ROWS)) - 1
+
+
+@dataclass(frozen=True, eq=False)
+class StepTables:
+    """Per dice index (:data:`DICE`): ``sat`` the rows the dice satisfy as a bit set,
+    ``upper_best`` the best upper-row score (classic: what the +35 check asks),
+    ``yahtzee`` and ``face`` as in :class:`ScoreLists`."""
+
+    sat: tuple[int, ...]
+    upper_best: tuple[int, ...]
+    yahtzee: tuple[bool, ...]
+    face: tuple[int, ...]
+
+
+@cache
+def step_tables(rules: ScorecardRules) -> StepTables:
+    """The :class:`StepTables` of a rule set, read from its :func:`score_lists`."""
+    tab = score_lists(rules)
+    return StepTables(
+        sat=tuple(sum(1 << k for k, ok in enumerate(row) if ok) for row in tab.sat),
+        upper_best=tuple(max(row[: len(UPPER_ROWS)]) for row in tab.later),
+        yahtzee=tab.yahtzee,
+        face=tab.face,
+    )
+
+
+def legal_bits_one(rules: ScorecardRules, st: StepTables, open_bits: int, dice_idx: int) -> int:
+    """:func:`legal_rows_one` as a bit set (bit k = row k legal), from the card's open rows
+    as a bit set and the rules' :func:`step_tables`."""
+    if rules.rules == "russian":
+        stage1 = open_bits & _UPPER_BITS
+        if stage1:
+            return stage1
+        if rules.scratch == "only_if_nothing":
+            return open_bits & st.sat[dice_idx] or open_bits
+        return open_bits
+    if rules.joker != "forced" or open_bits >> _YAHTZEE_ROW & 1 or not st.yahtzee[dice_idx]:
+        return open_bits
+    face = st.face[dice_idx]
+    if open_bits >> face & 1:
+        return 1 << face
+    return open_bits & ~_UPPER_BITS or open_bits
+
+
+def plain_gains_one(
+    rules: ScorecardRules, st: StepTables, open_bits: int, upper_sum: int, dice_idx: int
+) -> bool:
+    """True when :func:`fill_gains_one` of this state is the rows' plain scores
+    (``score_lists``' ``first`` / ``later``) with no card bonus, no Yahtzee bonus and no
+    joker score in any row. False may also be said of a state without them (the last
+    open stage-1 row, a Yahtzee): its gains are then asked of :func:`fill_gains_one`."""
+    if rules.rules == "russian":
+        stage1 = open_bits & _UPPER_BITS
+        return not stage1 or bool(stage1 & (stage1 - 1))  # not exactly one stage-1 row open
+    if st.yahtzee[dice_idx]:
+        return False
+    return upper_sum >= UPPER_BONUS_AT or st.upper_best[dice_idx] < UPPER_BONUS_AT - upper_sum
+
+
 # -- card-level rules -------------------------------------------------------------
 
 
@@ -677,21 +754,29 @@ class Scorecard:
         self._derive()
 
     def _derive(self) -> None:
-        """The derived state, once: a card never changes, and envs ask for it every step."""
+        """The derived state, once: a card never changes, and envs ask for it every step
+        (``_open`` and ``_open_rows`` on first use: a game's step reads ``_open_bits``)."""
         scores = self.scores
         upper = scores[:6]
-        open_ = tuple([x is None for x in scores])  # per row, for the tables
         upper_sum = sum([x for x in upper if x is not None])
         lower_sum = sum([x for x in scores[6:] if x is not None])
         classic = self.rules.rules == "classic"
         self.__dict__.update(
-            _open_rows=tuple(compress(self.rules.rows, open_)),
             _stage=0 if classic else (1 if None in upper else 2),
             _upper_sum=upper_sum,
             _total=upper_sum + lower_sum + self.bonus + self.yahtzee_bonus,
             _yahtzee_scored=classic and scores[_YAHTZEE_ROW] == 50,
-            _open=open_,
+            _open_bits=sum([1 << k for k, x in enumerate(scores) if x is None]),
         )
+
+    @cached_property
+    def _open(self) -> tuple[bool, ...]:
+        """Per row, open (what the per-row rule functions read)."""
+        return tuple([x is None for x in self.scores])
+
+    @cached_property
+    def _open_rows(self) -> tuple[str, ...]:
+        return tuple(compress(self.rules.rows, self._open))
 
     def _filled(self, k: int, score: int, bonus: int, ybonus: int) -> Scorecard:
         """This card with row ``k`` holding ``score`` and the bonuses added: what
@@ -701,24 +786,24 @@ class Scorecard:
         new = object.__new__(Scorecard)
         d = self.__dict__
         rules = d["rules"]
-        open_ = (*d["_open"][:k], False, *d["_open"][k + 1 :])
+        open_bits = d["_open_bits"] & ~(1 << k)
         upper = k < 6
         upper_sum = d["_upper_sum"] + score if upper else d["_upper_sum"]
         stage = d["_stage"]
-        if stage == 1 and upper and True not in open_[:6]:
+        if stage == 1 and upper and not open_bits & _UPPER_BITS:
             stage = 2
+        scores = d["scores"]
         new.__dict__.update(
             rules=rules,
-            scores=(*d["scores"][:k], score, *d["scores"][k + 1 :]),
+            scores=(*scores[:k], score, *scores[k + 1 :]),
             bonus=d["bonus"] + bonus,
             yahtzee_bonus=d["yahtzee_bonus"] + ybonus,
-            _open_rows=tuple(compress(rules.rows, open_)),
             _stage=stage,
             _upper_sum=upper_sum,
             _total=d["_total"] + score + bonus + ybonus,
             _yahtzee_scored=d["_yahtzee_scored"]
             or (k == _YAHTZEE_ROW and score == 50 and rules.rules == "classic"),
-            _open=open_,
+            _open_bits=open_bits,
         )
         return new
 
@@ -739,7 +824,7 @@ class Scorecard:
     @property
     def open_mask(self) -> int:
         """Bit k set when row k is open."""
-        return sum(1 << k for k, s in enumerate(self.scores) if s is None)
+        return self._open_bits
 
     @property
     def stage(self) -> int:
@@ -757,7 +842,7 @@ class Scorecard:
 
     @property
     def is_complete(self) -> bool:
-        return not self._open_rows
+        return not self._open_bits
 
     @property
     def turns_left(self) -> int:
@@ -905,13 +990,32 @@ _ROLL_CODE = tuple(
 _ROLL_BOUND = tuple(6**n for n in range(6))
 
 
-@cache  # at most 2 * 2**13 legal patterns per rule set
-def _mask(n_rows: int, can_reroll: bool, legal: tuple[bool, ...]) -> np.ndarray:
-    mask = np.zeros(N_REROLL_ACTIONS + n_rows, dtype=bool)
-    mask[1:N_REROLL_ACTIONS] = can_reroll
-    mask[N_REROLL_ACTIONS:] = legal
-    mask.flags.writeable = False
-    return mask
+# The action mask as bytes (one 0/1 byte per action) from the legal rows as a bit set:
+# the re-roll part, then rows 0-8 and rows 9.. by table, so building a mask is three
+# lookups, no pass over the rows.
+_MASK_LO = 9
+_REROLL_BYTES = (bytes(N_REROLL_ACTIONS), bytes([0] + [1] * (N_REROLL_ACTIONS - 1)))
+_ROW_BYTES = {
+    width: tuple(bytes([b >> k & 1 for k in range(width)]) for b in range(1 << width))
+    for width in {_MASK_LO, len(CLASSIC_ROWS) - _MASK_LO, len(RUSSIAN_ROWS) - _MASK_LO}
+}
+_ROW_BYTES_LO = _ROW_BYTES[_MASK_LO]
+_BOOL = np.dtype(bool)  # a dtype object: frombuffer skips converting np.bool_
+
+
+def mask_of_bits(n_rows: int, can_reroll: bool, legal: int) -> np.ndarray:
+    """The action mask (a fresh bool array): re-rolls 1..31 when ``can_reroll``, row ``k``
+    where bit ``k`` of ``legal`` is set; ``n_rows`` is 13 or 17."""
+    raw = bytearray(_REROLL_BYTES[can_reroll])
+    raw += _ROW_BYTES_LO[legal & 0x1FF]
+    raw += _ROW_BYTES[n_rows - _MASK_LO][legal >> _MASK_LO]
+    return np.frombuffer(raw, _BOOL)
+
+
+@cache
+def _empty_card(rules: ScorecardRules) -> Scorecard:
+    """The empty card of a rule set, built once (a card never changes)."""
+    return Scorecard(rules)
 
 
 class ScorecardGame:
@@ -923,9 +1027,11 @@ class ScorecardGame:
     ``rng`` for its rolls; :meth:`copy` gives an independent game.
 
     A step moves the dice by the compiled lookups of :func:`dice_moves` (the batched
-    engine's) and reads the legal rows and gains of the new state once, from
-    :func:`legal_rows_one` and :func:`fill_gains_one` (the compiled :func:`score_tables`);
-    every question about the state (mask, options, points, observation) reads that.
+    engine's). The state's legal rows and gains come from the compiled
+    :func:`score_tables` two ways: :meth:`bits_view` (bit sets, :func:`legal_bits_one` and
+    :func:`plain_gains_one`: what a step, the mask and the env's observation read) and
+    :meth:`state_view` (per-row lists, :func:`legal_rows_one` and :func:`fill_gains_one`,
+    once per state: options, points, the gains where a bonus is in play).
     """
 
     def __init__(
@@ -937,13 +1043,14 @@ class ScorecardGame:
     ) -> None:
         self.rules = make_rules(rules, **options)
         self.rng = rng
-        self.card = Scorecard(self.rules)
+        self.card = _empty_card(self.rules)
         self.dice: tuple[int, ...] = ()
         self.rolls_used = 0
         self.history: list[tuple[tuple[int, ...], ...]] = []  # rolls of each finished turn
         self._rolls: list[tuple[int, ...]] = []
         self._view: tuple | None = None
         self._tab = score_lists(self.rules)
+        self._st = step_tables(self.rules)
         self._start_turn(chance)
 
     @property
@@ -952,7 +1059,7 @@ class ScorecardGame:
 
     @property
     def done(self) -> bool:
-        return not self.card._open_rows
+        return not self.card._open_bits
 
     @property
     def first_roll(self) -> bool:
@@ -968,7 +1075,7 @@ class ScorecardGame:
         ``(card, dice, rolls_used, legal, points, gains, mask)`` with ``legal`` a bool per row,
         ``points`` per row the whole gain of filling it now (0 where illegal), ``gains``
         the ``(score, bonus, Yahtzee bonus)`` of :func:`fill_gains_one` and ``mask`` the
-        action mask (read-only, shared). A card, dice
+        action mask (a fresh array, kept in the view). A card, dice
         or rolls set from outside are noticed (the view names the ones it was read for)."""
         v = self._view
         card, dice, rolls_used = self.card, self.dice, self.rolls_used
@@ -976,7 +1083,7 @@ class ScorecardGame:
             return v
         open_ = card._open
         n = len(open_)
-        if not card._open_rows:
+        if not card._open_bits:
             legal, gains = _FALSE[n], (_ZERO[n], _ZERO[n], _ZERO[n])
             points = _ZERO[n]
         else:
@@ -994,9 +1101,26 @@ class ScorecardGame:
                     s + b + y if ok else 0
                     for s, b, y, ok in zip(score, bonus, ybonus, legal, strict=True)
                 ]
-        mask = _mask(n, rolls_used < MAX_ROLLS and bool(card._open_rows), legal)
+        mask = self.action_mask()
         v = self._view = (card, dice, rolls_used, legal, points, gains, mask)
         return v
+
+    def bits_view(self) -> tuple[int, int, bool]:
+        """``(dice index, legal, plain)`` of the state now, without a pass over the rows:
+        the dice's index in :data:`DICE`, the legal rows as a bit set (bit k = row k; 0
+        once the game is over) and whether the gains are the rows' plain scores
+        (:func:`plain_gains_one`). What :meth:`state_view` says, for the fused env step."""
+        card = self.card
+        di = _DICE_INDEX[self.dice]
+        open_bits = card._open_bits
+        if not open_bits:
+            return di, 0, True
+        rules, st = self.rules, self._st
+        return (
+            di,
+            legal_bits_one(rules, st, open_bits, di),
+            plain_gains_one(rules, st, open_bits, card._upper_sum, di),
+        )
 
     def legal_rows(self) -> tuple[str, ...]:
         """Rows that may be filled now."""
@@ -1022,8 +1146,14 @@ class ScorecardGame:
         rerolls = list(range(1, N_REROLL_ACTIONS)) if self.rolls_used < MAX_ROLLS else []
         return rerolls + self.legal_row_actions()
 
-    def action_mask(self) -> np.ndarray:
-        return self.state_view()[6].copy()
+    def action_mask(self, legal: int | None = None) -> np.ndarray:
+        """The legal actions now as a fresh bool array; ``legal``: the legal rows of
+        :meth:`bits_view`, where the caller has them."""
+        if legal is None:
+            legal = self.bits_view()[1]
+        card = self.card
+        can = self.rolls_used < MAX_ROLLS and card._open_bits != 0
+        return mask_of_bits(len(card.scores), can, legal)
 
     def is_legal(self, action: int) -> bool:
         if type(action) is not int:
@@ -1034,8 +1164,8 @@ class ScorecardGame:
             return False
         if 0 < action < N_REROLL_ACTIONS:
             return self.rolls_used < MAX_ROLLS
-        legal = self.state_view()[3]
-        return 0 <= action - N_REROLL_ACTIONS < len(legal) and legal[action - N_REROLL_ACTIONS]
+        k = action - N_REROLL_ACTIONS
+        return 0 <= k < len(self.rules.rows) and bool(self.bits_view()[1] >> k & 1)
 
     def step(self, action: int, chance: Iterable[int] | None = None) -> int:
         """Play ``action``; returns the points it gained (0 for a re-roll).
@@ -1045,10 +1175,18 @@ class ScorecardGame:
         ``chance[i]`` (the batched engine reads chance the same way). Raises
         ``ValueError`` naming the legal actions, leaving the game unchanged.
         """
-        if type(action) is int and 0 < action < N_REROLL_ACTIONS:  # a re-roll, the common case
-            legal = self.rolls_used < MAX_ROLLS and bool(self.card._open_rows)
-        else:
+        card = self.card
+        di = _DICE_INDEX[self.dice]
+        if type(action) is not int or not card._open_bits:
             legal = self.is_legal(action)
+        elif 0 < action < N_REROLL_ACTIONS:  # a re-roll, the common case
+            legal = self.rolls_used < MAX_ROLLS
+        else:  # a fill: legal_rows_one as a bit set
+            k = action - N_REROLL_ACTIONS
+            legal = (
+                0 <= k < len(card.scores)
+                and legal_bits_one(self.rules, self._st, card._open_bits, di) >> k & 1
+            )
         if not legal:
             if self.done:
                 raise ValueError(f"illegal action {action!r}: the game is over")
@@ -1066,15 +1204,19 @@ class ScorecardGame:
             else:
                 rolled = sum(_RADIX[faces[i]] for i in range(N_DICE) if action >> i & 1)
             self.rolls_used += 1
-            self.dice = dice = DICE[_BY_CODE[_KEPT[_DICE_INDEX[self.dice]][action] + rolled]]
+            self.dice = dice = DICE[_BY_CODE[_KEPT[di][action] + rolled]]
             self._rolls.append(dice)
             return 0
         k = action - N_REROLL_ACTIONS
-        scores, bonuses, ybonuses = self.state_view()[5]
-        score, bonus, ybonus = scores[k], bonuses[k], ybonuses[k]
-        self.card = self.card._filled(k, score, bonus, ybonus)
+        if plain_gains_one(self.rules, self._st, card._open_bits, card._upper_sum, di):
+            tab = self._tab.first if self.rolls_used == 1 else self._tab.later
+            score, bonus, ybonus = tab[di][k], 0, 0
+        else:
+            scores, bonuses, ybonuses = self.state_view()[5]
+            score, bonus, ybonus = scores[k], bonuses[k], ybonuses[k]
+        self.card = card = card._filled(k, score, bonus, ybonus)
         self.history.append(tuple(self._rolls))
-        if self.card._open_rows:
+        if card._open_bits:
             self._start_turn(faces)
         return score + bonus + ybonus
 
@@ -1089,13 +1231,14 @@ class ScorecardGame:
 
     def __getstate__(self) -> dict:  # the rules' tables are not pickled: they are rebuilt
         state = dict(self.__dict__)
-        del state["_tab"]
+        del state["_tab"], state["_st"]
         state["_view"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._tab = score_lists(self.rules)
+        self._st = step_tables(self.rules)
 
     def copy(self) -> ScorecardGame:
         new = object.__new__(ScorecardGame)

@@ -147,3 +147,67 @@ def test_docstring_tables_are_the_layouts():
         (yahtzee_obs.__doc__, yahtzee_obs.layout("russian", 2).index_table()),
     ]:
         assert table in doc and "{index_table}" not in doc
+
+
+def _scorecard_fields(game: ScorecardGame, others: list[ScorecardGame]) -> dict:
+    """The observation's fields read from the game's public state, as the layout names them."""
+    card, dice = game.card, game.dice
+    values = {
+        "face_counts": [dice.count(f) for f in range(1, 7)],
+        "dice": list(dice),
+        "rolls_used": game.rolls_used,
+        "open_rows": [s is None for s in card.scores],
+        "stage": card.stage,
+        "upper_sum": card.upper_sum,
+        "bonus": card.bonus,
+        "yahtzee_scored": card.yahtzee_scored,
+        "joker": card.rules.rules == "classic"
+        and len(set(dice)) == 1
+        and card.score_of("yahtzee") is not None,
+        "total": card.total,
+        "fill_points": game.fill_points(),
+    }
+    if others:
+        values["others_total"] = [g.card.total for g in others]
+    return values
+
+
+@pytest.mark.parametrize(
+    ("rules", "options", "n_players"),
+    [
+        ("russian", {}, 1),
+        ("russian", {"scratch": "any"}, 2),
+        ("classic", {}, 1),
+        ("classic", {"joker": "free", "yahtzee_bonus": False}, 1),
+        ("classic", {"joker": "none"}, 3),
+    ],
+)
+def test_the_fast_own_view_is_the_layouts_encoding(rules, options, n_players):
+    # OwnView writes bytes by tables (and the legal rows as a bit set); Layout.encode of the
+    # fields read from the game's state is the reference, on every state of 40 games
+    from envs.obs.scorecard import own_view
+    from envs.rules.scorecard import make_rules
+
+    r = make_rules(rules, **options)
+    view, layout = own_view(r), yahtzee_obs.layout(r, n_players)
+    rng = np.random.default_rng(8)
+    plain = {True: 0, False: 0}
+    for _ in range(40):
+        games = [ScorecardGame(rng, r) for _ in range(n_players)]
+        others = games[1:]
+        game = games[0]
+        while True:
+            obs, legal = view(game, others or None)
+            want = layout.encode(**_scorecard_fields(game, others))
+            np.testing.assert_array_equal(obs, want)
+            assert obs.dtype == np.float32 and obs.flags.writeable
+            assert legal == game.bits_view()[1]
+            plain[game.bits_view()[2]] += 1
+            if game.done:
+                break
+            actions = game.legal_actions()
+            game.step(actions[int(rng.integers(len(actions)))])
+            for g in others:  # the others' totals move too
+                if not g.done:
+                    g.step(g.legal_row_actions()[0])
+    assert plain[True] and plain[False]

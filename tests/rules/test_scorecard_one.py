@@ -1,5 +1,7 @@
 """The one-card forms of the card rules (legal_rows_one, fill_gains_one) equal the array
-forms the batched engine uses (legal_row_mask, fill_gains) on random cards and every roll."""
+forms the batched engine uses (legal_row_mask, fill_gains) on random cards and every roll;
+the bit-set forms a game's step reads (legal_bits_one, plain_gains_one, mask_of_bits) equal
+the one-card forms."""
 
 from __future__ import annotations
 
@@ -12,9 +14,14 @@ from envs.rules.scorecard import (
     ScorecardGame,
     fill_gains,
     fill_gains_one,
+    legal_bits_one,
     legal_row_mask,
     legal_rows_one,
     make_rules,
+    mask_of_bits,
+    plain_gains_one,
+    score_lists,
+    step_tables,
 )
 
 RULES = [
@@ -51,7 +58,15 @@ def test_one_card_forms_equal_the_array_forms(rules):
             assert [list(g) for g in got] == [g[d].tolist() for g in gains]
 
 
-_DERIVED = ("_open_rows", "_stage", "_upper_sum", "_total", "_yahtzee_scored", "_open")
+_DERIVED = (
+    "_open_rows",
+    "_stage",
+    "_upper_sum",
+    "_total",
+    "_yahtzee_scored",
+    "_open",
+    "_open_bits",
+)
 
 
 @pytest.mark.parametrize("rules", RULES, ids=lambda r: str(r))
@@ -66,6 +81,81 @@ def test_a_filled_card_derives_what_a_built_card_derives(rules):
             game.step(legal[int(rng.integers(len(legal)))])
             card = game.card
             built = Scorecard(rules, card.scores, card.bonus, card.yahtzee_bonus)
-            assert {k: card.__dict__[k] for k in _DERIVED} == {
-                k: built.__dict__[k] for k in _DERIVED
+            assert {k: getattr(card, k) for k in _DERIVED} == {
+                k: getattr(built, k) for k in _DERIVED
             }
+
+
+def _random_cards(rules, rng, count: int):
+    """Open rows (bool per row), upper sums and Yahtzee-row states as test_one_card_forms
+    draws them: any open pattern, often the last open upper row (the bonus states)."""
+    n = len(rules.rows)
+    for _ in range(count):
+        open_ = rng.random(n) < rng.random()
+        if not open_.any():
+            open_[rng.integers(n)] = True
+        if rng.random() < 0.3:
+            open_[:6] = False
+            open_[rng.integers(6)] = True
+        upper_sum = int(rng.integers(-30, 40) if rules.rules == "russian" else rng.integers(30, 90))
+        yield tuple(open_.tolist()), upper_sum, bool(rng.random() < 0.5)
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: str(r))
+def test_bit_set_forms_equal_the_one_card_forms(rules):
+    # legal_bits_one is legal_rows_one as a bit set; where plain_gains_one says plain, the
+    # gains are the plain row scores with no bonus: on random cards and every roll
+    rng = np.random.default_rng(2)
+    st, tab = step_tables(rules), score_lists(rules)
+    plain_seen = not_plain_seen = 0
+    for open_, upper_sum, yahtzee_scored in _random_cards(rules, rng, 60):
+        bits = sum(1 << k for k, o in enumerate(open_) if o)
+        for d in range(len(DICE)):
+            legal = legal_rows_one(rules, open_, d)
+            assert legal_bits_one(rules, st, bits, d) == sum(
+                1 << k for k, ok in enumerate(legal) if ok
+            )
+            plain = plain_gains_one(rules, st, bits, upper_sum, d)
+            for first in (False, True):
+                score, bonus, ybonus = fill_gains_one(
+                    rules, open_, upper_sum, yahtzee_scored, d, first
+                )
+                if plain:
+                    assert score == list((tab.first if first else tab.later)[d])
+                    assert not any(bonus) and not any(ybonus)
+            plain_seen += plain
+            not_plain_seen += not plain
+    assert plain_seen and not_plain_seen
+
+
+@pytest.mark.parametrize("n_rows", [13, 17])
+def test_mask_of_bits_sets_the_rerolls_and_the_legal_rows(n_rows):
+    rng = np.random.default_rng(3)
+    for legal in [0, (1 << n_rows) - 1, *rng.integers(0, 1 << n_rows, 200).tolist()]:
+        for can in (False, True):
+            mask = mask_of_bits(n_rows, can, legal)
+            want = np.zeros(32 + n_rows, dtype=bool)
+            want[1:32] = can
+            want[32:] = [(legal >> k) & 1 for k in range(n_rows)]
+            assert mask.dtype == bool and mask.flags.writeable
+            np.testing.assert_array_equal(mask, want)
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: str(r))
+def test_a_game_bits_view_and_mask_say_what_its_state_view_says(rules):
+    rng = np.random.default_rng(4)
+    for _ in range(30):
+        game = ScorecardGame(rng, rules)
+        while True:
+            _, _, _, legal, _, _, _ = game.state_view()
+            di, bits, _ = game.bits_view()
+            assert DICE[di] == game.dice
+            assert bits == sum(1 << k for k, ok in enumerate(legal) if ok)
+            want = np.zeros(game.n_actions, dtype=bool)
+            want[1:32] = game.rolls_left > 0
+            want[32:] = legal
+            np.testing.assert_array_equal(game.action_mask(), want)
+            if game.done:
+                break
+            actions = game.legal_actions()
+            game.step(actions[int(rng.integers(len(actions)))])
