@@ -4,8 +4,10 @@
 
 Times the one-off table build per variant, single-hand lookups
 (``HandEvaluator.strength``), numpy batch lookups (``strengths``), the public
-``evaluate_hand`` (parsing and a ``CardHand``), and, for scale, the
-brute-force joker reference (``envs.rules.card_hands_reference``) the tests check it by.
+``evaluate_hand`` on five ``Card`` values (its lookup path) and on a string of card
+names (parsing, then the table), and, for scale, the brute-force joker reference
+(``envs.rules.card_hands_reference``) the tests check it by. ``evaluate_hand`` beside
+treys and phevaluator in one run: ``benchmarks/env_speed.py --only evaluate_hand,treys``.
 """
 
 from __future__ import annotations
@@ -36,21 +38,26 @@ def measure(deck: int, rng: np.random.Generator, ref_evaluate) -> str:
     as_lists = hands.tolist()
     single = rate(lambda: [ev.strength(h) for h in as_lists], n)
     batch = rate(lambda: ev.strengths(hands), n)
+    cards = [[ev.deck.cards[c] for c in h] for h in as_lists]
+    on_cards = rate(lambda: [evaluate_hand(c, deck=deck) for c in cards], n)
     # the 36-card deck's joker reads "6S*"; as a card it is named 6S
     texts = [" ".join(ev.deck.label(c).rstrip("*") for c in h) for h in as_lists[:20000]]
-    public = rate(lambda: [evaluate_hand(t, deck=deck) for t in texts], len(texts))
+    on_text = rate(lambda: [evaluate_hand(t, deck=deck) for t in texts], len(texts))
     some = as_lists[:3000]
     ref = rate(lambda: [ref_evaluate(h, deck) for h in some], len(some))
-    return f"| {deck} | {build:.2f} | {single:,.0f} | {batch:,.0f} | {public:,.0f} | {ref:,.0f} |"
+    return (
+        f"| {deck} | {build:.2f} | {single:,.0f} | {batch:,.0f} | {on_cards:,.0f} "
+        f"| {on_text:,.0f} | {ref:,.0f} |"
+    )
 
 
 def main() -> None:
     rng = np.random.default_rng(0)
     print(
         "| deck | table build (s) | single lookups / s | batch lookups / s "
-        "| evaluate_hand / s | reference / s |"
+        "| evaluate_hand on Cards / s | on a string / s | reference / s |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for deck in (36, 54):
         print(measure(deck, rng, ref_evaluate))
 

@@ -21,15 +21,16 @@ low. Suits never break ties.
 The fast path is :class:`HandEvaluator`: a table of every 5-card hand of the
 deck (by combination index), built once per variant with numpy from the far
 smaller table of rank patterns. It answers single hands in about a
-microsecond and arrays of hands at numpy speed. :func:`evaluate_hand` on five
-:class:`Card` values reads the same pattern strengths without sorting: one sum
-of per-card ints gives the rank multiset with its jokers, the suit counts and a
+microsecond and arrays of hands at numpy speed. Each value of a variant is one
+:class:`CardHand` object (:attr:`HandEvaluator.values`), so valuing a hand builds
+nothing. :func:`evaluate_hand` on five :class:`Card` values reads the same pattern
+strengths without sorting: a product of per-card primes gives the rank multiset
+with its jokers, an AND of per-card bits the flush class, an OR of card bits a
 distinctness check, and two lookups give the hand (:class:`_Lookup`).
 """
 
 from __future__ import annotations
 
-import itertools
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -41,7 +42,7 @@ from math import comb
 
 import numpy as np
 
-from envs.rules.cards import JOKER, Card, Deck, make_deck, parse_cards
+from envs.rules.cards import JOKER, RED_SUITS, Card, Deck, make_deck, parse_cards
 from envs.rules.hand_order import KeyOrdered
 
 
@@ -119,12 +120,16 @@ def hand_names(categories: str = "full", swap_four_and_straight_flush: bool = Fa
 @total_ordering
 @dataclass(frozen=True, eq=False)
 class CardHand(KeyOrdered):
-    """A valued hand: ``category``, its ``tiebreak`` ranks and ``rank`` (place in the order)."""
+    """A hand's value: ``category``, its ``tiebreak`` ranks and ``rank`` (place in the order).
+
+    One object per value of a variant: equal hands get the very same ``CardHand``
+    (:attr:`HandEvaluator.values`), so valuing a hand builds nothing. The cards are the
+    caller's; the value does not hold them.
+    """
 
     category: Category
     tiebreak: tuple[int, ...]
     rank: int
-    cards: tuple[Card, ...] = field(compare=False)
     # Index of this hand's value among all values of the variant (0 = weakest).
     strength: int = field(compare=False)
     variant: tuple = field(compare=False, repr=False)
@@ -147,8 +152,7 @@ class CardHand(KeyOrdered):
         )
 
     def __repr__(self) -> str:
-        cards = " ".join(map(str, self.cards))
-        return f"CardHand({self.name}, tiebreak={self.tiebreak}, cards='{cards}')"
+        return f"CardHand({self.name}, tiebreak={self.tiebreak})"
 
 
 def natural_value(
@@ -316,6 +320,11 @@ class HandEvaluator:
         self.n_strengths = len(scores)
         self.categories = [self.order[s // _BASE**5] for s in scores.tolist()]
         self.tiebreaks = [_undigits(s % _BASE**5, self.categories[i]) for i, s in enumerate(scores)]
+        # the one CardHand of each strength
+        self.values = [
+            CardHand(cat, tb, place[cat], s, variant)
+            for s, (cat, tb) in enumerate(zip(self.categories, self.tiebreaks, strict=True))
+        ]
 
         self._patterns = patterns = _deck_patterns(self.deck)
         self._binom_lists = patterns.binom_lists
@@ -351,10 +360,8 @@ class HandEvaluator:
         return self.categories[strength], self.tiebreaks[strength]
 
     def hand(self, indices: Sequence[int]) -> CardHand:
-        s = self.strength(indices)
-        cat, tb = self.describe(s)
-        cards = tuple(self.deck.cards[i] for i in sorted(indices))
-        return CardHand(cat, tb, self._place[cat], cards, s, self.variant)
+        """The value of one hand given as 5 distinct deck indices (not checked)."""
+        return self.values[self.strength(indices)]
 
 
 def _colex_combinations(n: int, k: int) -> np.ndarray:
@@ -405,14 +412,6 @@ def _undigits(code: int, category: Category) -> tuple[int, ...]:
     return tuple(reversed(digits))[: _TIEBREAK_LEN[category]]
 
 
-_new_hand = object.__new__
-# CardHand is frozen: a fast-path hand gets its whole __dict__ at once, through the
-# descriptor itself (quicker than object.__setattr__(hand, "__dict__", ...))
-_set_dict = next(
-    k.__dict__["__dict__"] for k in CardHand.__mro__ if "__dict__" in k.__dict__
-).__set__
-
-
 def get_evaluator(**variant) -> HandEvaluator:
     """The (cached) evaluator of a variant; see the module docstring for the options."""
     return _evaluator(check_variant(**variant))
@@ -423,79 +422,63 @@ def _evaluator(variant: tuple) -> HandEvaluator:
     return HandEvaluator(variant)
 
 
-class _Lookup:
-    """What :func:`evaluate_hand` reads for one variant, as Python ints, lists and dicts.
+# The prime of each rank for evaluate_hand's rank products: a joker 2, rank r (2..14) the
+# (r - 1)-th prime after it. Five of them multiply to under 2**30, a one-digit Python int.
+_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43)
+# a card's flush bits: one per suit (bits 0-3), one per colour (4 black, 5 red); a joker all
+_SUIT_BITS, _COLOUR_BITS, _JOKER_FLUSH_BITS = 0x0F, 0x30, 0x3F
 
-    Each card of the deck is one int, ``packed[card]``, with a 3-bit digit per natural
-    rank, one for the jokers and one per suit, and one bit per deck index above them
-    (:data:`_CARD_BITS` on). The sum of five cards' ints is then, without sorting: the
-    hand's rank multiset with its jokers (``total >> 12 & _RANKS_MASK``, a key of
-    ``by_ranks``), its suit counts with the jokers (``total & 0x7FFF``, an index into
-    ``flush``, which gives the flush class of the naturals, jokers neutral as in
-    :class:`_DeckPatterns`) and whether the five cards are distinct (the card bits of a
-    sum of distinct cards number five; a repeat carries and leaves fewer). ``by_ranks``
-    gives per flush class the fields of the CardHand, from the evaluator's own strength
-    of every rank pattern (:attr:`HandEvaluator.pattern_strengths`).
+
+class _Lookup:
+    """What :func:`evaluate_hand` reads for one variant, as Python ints, tuples and dicts.
+
+    Each card of the deck is three small ints, ``cards[card]``: the prime of its rank
+    (:data:`_PRIMES`), its flush bits and its bit ``1 << deck index``. Over five cards,
+    without sorting: the product of the primes is the hand's rank multiset with its
+    jokers (a key of ``by_product``), the AND of the flush bits its naturals' flush class
+    (jokers neutral, as in :class:`_DeckPatterns`; ``flush`` reads it) and the OR of the
+    card bits has five bits set iff the cards are distinct. ``by_product`` gives per flush
+    class the hand's :class:`CardHand`, from the evaluator's own strength of every rank
+    pattern (:attr:`HandEvaluator.pattern_strengths`). Products of one-digit ints, and ANDs
+    of ints below 256, allocate nothing, which a sum of wide packed ints did.
     """
 
     def __init__(self, ev: HandEvaluator) -> None:
+        self.evaluator = ev
         deck = ev.deck
 
-        def packed(i: int) -> int:
+        def ints(i: int) -> tuple[int, int, int]:
             card = deck.cards[i]
             if deck.is_joker(i):
-                return 1 << (_CARD_BITS + i) | 1 << 12
-            return 1 << (_CARD_BITS + i) | 1 << (15 + 3 * (card.rank - 2)) | 1 << (3 * card.suit)
+                return _PRIMES[0], _JOKER_FLUSH_BITS, 1 << i
+            red = card.suit in RED_SUITS
+            return _PRIMES[card.rank - 1], 1 << card.suit | 1 << (4 + red), 1 << i
 
-        # a card -> its int, numbered as Deck.indices numbers it: X is the first joker (a
+        # a card -> its ints, numbered as Deck.indices numbers it: X is the first joker (a
         # second X repeats it, and the general path gives it the second joker)
-        self.packed = {card: packed(i) for i, card in enumerate(deck.cards) if card != JOKER}
+        self.cards = {card: ints(i) for i, card in enumerate(deck.cards) if card != JOKER}
         if deck.joker_indices:
-            self.packed[JOKER] = packed(min(deck.joker_indices))
-        fields = [
-            {
-                "category": cat,
-                "tiebreak": tb,
-                "rank": ev._place[cat],
-                "cards": (),
-                "strength": s,
-                "variant": ev.variant,
-            }
-            for s, (cat, tb) in enumerate(zip(ev.categories, ev.tiebreaks, strict=True))
-        ]
-        by_ranks: dict[int, list] = {}
+            self.cards[JOKER] = ints(min(deck.joker_indices))
+        by_product: dict[int, list] = {}
         for code, s in ev.pattern_strengths.items():
             digits, flush = divmod(code, 3)
-            key = 0
+            product = 1
             for _ in range(5):
                 digits, r = divmod(digits, _BASE)
-                key += 1 if r == 0 else 1 << (3 + 3 * (r - 2))  # a joker, or rank r
-            by_ranks.setdefault(key, [None] * 3)[flush] = fields[s]
-        self.by_ranks = by_ranks
-        self.flush = [NO_FLUSH] * (1 << 15)
-        for suits in itertools.product(range(6), repeat=4):
-            for jokers in range(3):
-                naturals = sum(suits)
-                if naturals + jokers != 5:
-                    continue
-                red = suits[1] + suits[2]
-                flush = (
-                    SUIT_FLUSH
-                    if max(suits) == naturals
-                    else COLOUR_FLUSH
-                    if red in (0, naturals)
-                    else NO_FLUSH
-                )
-                self.flush[sum(c << (3 * k) for k, c in enumerate(suits)) | jokers << 12] = flush
-
-
-# the bit of deck index 0 in a packed card: above 4 suit digits, 1 joker and 13 rank digits
-_CARD_BITS = 3 * (4 + 1 + 13)
-_RANKS_MASK = (1 << (3 * 14)) - 1
+                product *= _PRIMES[r - 1 if r else 0]  # rank r, or a joker (0)
+            by_product.setdefault(product, [None] * 3)[flush] = ev.values[s]
+        self.by_product = by_product
+        self.flush = [
+            SUIT_FLUSH if bits & _SUIT_BITS else COLOUR_FLUSH if bits & _COLOUR_BITS else NO_FLUSH
+            for bits in range(_JOKER_FLUSH_BITS + 1)
+        ]
+        # all of it in one tuple: evaluate_hand unpacks it (quicker than four attributes)
+        self.fast = (self.cards, self.by_product, self.flush, ev)
 
 
 _LOOKUPS: dict[tuple, _Lookup] = {}
-_BY_DECK: dict[int, _Lookup] = {}  # the lookups of the default options but the deck
+# _Lookup.fast of the default options but the deck, by deck: evaluate_hand looks here first
+_BY_DECK: dict[int, tuple] = {}
 # the default options (check_variant's), as evaluate_hand's defaults
 _DECK, _JOKER_CARD, _CATEGORIES, _SWAP, _ACE_LOW = check_variant.__defaults__
 
@@ -510,13 +493,12 @@ def _lookup(options: tuple) -> _Lookup:
     if found is None:
         found = _LOOKUPS[key] = _Lookup(_evaluator(check_variant(*options)))
         if key[1:] == (_JOKER_CARD, _CATEGORIES, _SWAP, _ACE_LOW, int, bool, bool):
-            _BY_DECK[deck] = found  # only deck= given: evaluate_hand looks it up first
+            _BY_DECK[deck] = found.fast  # only deck= given
     return found
 
 
 def evaluate_hand(
     cards: str | Iterable[str | Card],
-    *,
     deck: int = _DECK,
     joker_card: str | None = _JOKER_CARD,
     categories: str = _CATEGORIES,
@@ -527,46 +509,42 @@ def evaluate_hand(
 
     ``cards`` may be a string, card strings or :class:`Card` values; ``X`` is a
     joker (in the 36-card deck the joker card itself, e.g. ``6S``, plays the
-    joker too). The options are those of :func:`check_variant` (module docstring).
-    Raises ``ValueError`` for anything but five distinct cards of the variant's deck.
+    joker too). The options, given by keyword, are those of :func:`check_variant`
+    (module docstring). Raises ``ValueError`` for anything but five distinct cards of
+    the variant's deck. Equal hands of one variant return the same :class:`CardHand`.
     """
-    # the defaults are passed as the very default objects: one identity test each
-    look = (
-        _BY_DECK.get(deck)
-        if type(deck) is int
+    # Plain parameters, not keyword-only ones: Python fills their defaults from a tuple,
+    # keyword-only defaults by a dict lookup each, a tenth of this call. The defaults
+    # are passed as the very default objects: one identity test each.
+    if (
+        type(deck) is int
         and joker_card is _JOKER_CARD
         and categories is _CATEGORIES
         and swap_four_and_straight_flush is _SWAP
         and ace_low_straight is _ACE_LOW
-        else None
-    )
-    if look is None:
-        look = _lookup(
+        and deck in _BY_DECK
+    ):
+        ints, by_product, flush, ev = _BY_DECK[deck]
+    else:
+        ints, by_product, flush, ev = _lookup(
             (deck, joker_card, categories, swap_four_and_straight_flush, ace_low_straight)
-        )
+        ).fast
     if type(cards) is list or type(cards) is tuple:
-        # Five distinct Cards of the deck: one sum and two lookups (_Lookup). Anything
-        # else (a card not of the deck, a repeat, two X) goes the general way below, which
-        # also raises.
-        packed = look.packed
+        # Five distinct Cards of the deck: a product, an AND, an OR and two lookups
+        # (_Lookup). Anything else (a card not of the deck, a repeat, two X) goes the
+        # general way below, which also raises.
         try:
             c0, c1, c2, c3, c4 = cards
-            total = packed[c0] + packed[c1] + packed[c2] + packed[c3] + packed[c4]
+            p0, f0, b0 = ints[c0]
+            p1, f1, b1 = ints[c1]
+            p2, f2, b2 = ints[c2]
+            p3, f3, b3 = ints[c3]
+            p4, f4, b4 = ints[c4]
         except (KeyError, TypeError, ValueError):
-            total = 0
-        if (total >> _CARD_BITS).bit_count() == 5:
-            fields = look.by_ranks[total >> 12 & _RANKS_MASK][look.flush[total & 0x7FFF]].copy()
-            fields["cards"] = tuple(cards)
-            hand = _new_hand(CardHand)
-            _set_dict(hand, fields)
-            return hand
-    ev = _evaluator(
-        check_variant(deck, joker_card, categories, swap_four_and_straight_flush, ace_low_straight)
-    )
+            b0 = b1 = b2 = b3 = b4 = 0
+        if (b0 | b1 | b2 | b3 | b4).bit_count() == 5:
+            return by_product[p0 * p1 * p2 * p3 * p4][flush[f0 & f1 & f2 & f3 & f4]]
     cards = parse_cards(cards)
     if len(cards) != 5:
         raise ValueError(f"a hand is five cards, got {len(cards)}: {' '.join(map(str, cards))}")
-    s = ev.strength(ev.deck.indices(cards))
-    cat, tb = ev.describe(s)
-    # keep the cards as given (X stays X) for display
-    return CardHand(cat, tb, ev._place[cat], tuple(cards), s, ev.variant)
+    return ev.values[ev.strength(ev.deck.indices(cards))]

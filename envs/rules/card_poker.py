@@ -259,11 +259,11 @@ class CardPokerGame:
     # -- state ---------------------------------------------------------------
     @property
     def done(self) -> bool:
-        return self.phase == Phase.OVER
+        return self.phase is Phase.OVER
 
     @property
     def current_player(self) -> int | None:
-        return None if self.done else self.order[self._turn]
+        return None if self.phase is Phase.OVER else self.order[self._turn]
 
     @property
     def players_in(self) -> list[int]:
@@ -285,17 +285,19 @@ class CardPokerGame:
         return self.evaluator.hand(self.hands[seat])
 
     def legal_actions(self) -> list[int]:
-        if self.done:
+        phase = self.phase
+        if phase is Phase.OVER:
             return []
-        stack = self.stacks[self.current_player]
-        if self.phase == Phase.DRAW:
-            return list(_DISCARDS_UP_TO[max_exchange(stack, self.rules.draw_fee)])
+        rules = self.rules
+        stack = self.stacks[self.order[self._turn]]
+        if phase is Phase.DRAW:
+            return list(_DISCARDS_UP_TO[max_exchange(stack, rules.draw_fee)])
         legal = [PASS]
-        if self.reveal_cost <= stack:
+        if reveal_cost(self.level, rules.min_bid) <= stack:
             legal.append(REVEAL)
-        if self.n_bids < self.rules.max_bids:
-            low, high = bid_bounds(self.level, stack, self.rules.min_bid, self.rules.max_bid)
-            base = FIRST_BID - self.rules.min_bid
+        if self.n_bids < rules.max_bids:
+            low, high = bid_bounds(self.level, stack, rules.min_bid, rules.max_bid)
+            base = FIRST_BID - rules.min_bid
             legal.extend(range(base + low, base + high + 1))
         return legal
 

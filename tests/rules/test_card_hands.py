@@ -19,7 +19,7 @@ from envs.rules.card_hands import (
     hand_names,
 )
 from envs.rules.card_hands_reference import FULL_ORDER, ref_evaluate, ref_order
-from envs.rules.cards import parse_cards
+from envs.rules.cards import JOKER, parse_cards
 
 
 def assert_same_as_reference(hands, ev, ref):
@@ -354,7 +354,8 @@ def test_max_picks_the_winner_and_hands_hash():
     hands = [evaluate_hand(h) for h in ("AS AH 9D 8C 7H", "KS KH KD 8C 7D", "AD AC 9S 8H 7C")]
     assert max(hands).name == "three"
     assert len(set(hands)) == 2
-    assert [str(c) for c in hands[0].cards] == ["AS", "AH", "9D", "8C", "7H"]
+    assert hands[0] is hands[2]  # one object per value
+    assert repr(hands[1]) == "CardHand(three, tiebreak=(13, 8, 7))"
 
 
 def test_percentile_is_a_distribution():
@@ -377,16 +378,51 @@ def test_percentile_is_a_distribution():
 )
 def test_fast_lookup_equals_the_general_path(variant):
     """evaluate_hand on a list of Cards (the table lookup) gives the hand the general path
-    (card strings) gives: the same fields, cards as given, X included."""
+    (card strings) gives: the very same CardHand, X included."""
     deck = get_evaluator(**variant).deck
     rng = np.random.default_rng(3)
     for _ in range(3000):
         cards = [deck.cards[i] for i in rng.choice(deck.size, 5, replace=False)]
         fast = evaluate_hand(cards, **variant)
         slow = evaluate_hand(" ".join(map(str, cards)), **variant)
-        assert vars(fast) == vars(slow)
-        assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+        assert fast is slow
         assert type(fast) is CardHand
+
+
+def _same_as_the_table(ev, hands, variant, as_x=()):
+    """evaluate_hand on each hand (deck indices) as Cards, the deck indices in ``as_x``
+    written X, is the evaluator's table value of the hand (HandEvaluator.strengths)."""
+    cards = [
+        [JOKER if i in as_x else ev.deck.cards[i] for i in h] for h in np.asarray(hands).tolist()
+    ]
+    got = np.array([evaluate_hand(c, **variant).strength for c in cards])
+    want = ev.strengths(hands)
+    bad = np.flatnonzero(got != want)[:5]
+    assert not len(bad), f"hands {np.asarray(hands)[bad].tolist()}: {got[bad]} != {want[bad]}"
+
+
+@pytest.mark.heavy
+def test_evaluate_hand_is_the_table_on_every_36_card_hand():
+    """All 376,992 hands of the 36-card deck, its joker card as 6S and as X."""
+    ev = get_evaluator()
+    hands = np.array(list(combinations(range(ev.deck.size), 5)))
+    _same_as_the_table(ev, hands, {})
+    (joker,) = ev.deck.joker_indices
+    _same_as_the_table(ev, hands[(hands == joker).any(axis=1)], {}, as_x={joker})
+
+
+def test_evaluate_hand_is_the_table_on_54_card_hands():
+    """200,000 random hands of the 54-card deck (its jokers X), and every hand of the
+    first 16 cards with one or both jokers."""
+    variant = {"deck": 54}
+    ev = get_evaluator(**variant)
+    rng = np.random.default_rng(54)
+    hands = np.argsort(rng.random((200_000, ev.deck.size)), axis=1)[:, :5]
+    jokers = sorted(ev.deck.joker_indices)
+    small = [h for h in combinations([*range(16), *jokers], 5) if set(h) & set(jokers)]
+    # X names the first free joker: a hand's first X is the lower joker, a second the other
+    hands = np.sort(np.vstack([hands, np.array(small)]), axis=1)
+    _same_as_the_table(ev, hands, variant, as_x=set(jokers))
 
 
 @pytest.mark.parametrize(
