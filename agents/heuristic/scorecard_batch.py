@@ -72,50 +72,49 @@ class BatchedHeuristic:
 
     # -- fill values of (card state, dice) pairs ----------------------------------------------
     def fill_values(self, open_: np.ndarray, s: np.ndarray, ys: np.ndarray, d: np.ndarray, first):
-        """``V[p, r]`` of :meth:`YahtzeeHeuristic._fill_values` for pair ``p``: the card
-        (``open_[p]``, upper sum ``s[p]``, Yahtzee row 50 ``ys[p]``) and the multiset
-        ``d[p]``, ``first[p]``: right after the first roll (russian doubling)."""
+        """``V[..., r]`` of :meth:`YahtzeeHeuristic._fill_values` for every (card, dice) pair
+        of the broadcast shape ``...``: the card (``open_[..., :]`` the open rows, upper sum
+        ``s``, ``ys`` the Yahtzee row holds 50), the multiset ``d`` and ``first`` (right after
+        the first roll: the russian doubling). Pairs (P,) when deciding; (K, 1) cards by
+        (1, 252) multisets when planning a turn."""
         a = self.agent
-        n = len(d)
-        scores = np.where(first[:, None], a.first[d], a.later[d]) if self.russian else a.later[d]
-        bits = 1 << np.arange(6)
-        upper_mask = (open_[:, :6] * bits).sum(axis=1)
+        scores = a.later[d]
+        if self.russian:
+            scores = np.where(np.asarray(first)[..., None], a.first[d], scores)
+        upper_mask = (open_[..., :6] * (1 << np.arange(6))).sum(axis=-1)
         here = self._pot(upper_mask, s)
-        value = np.full((n, self.n_rows), -np.inf)
-        stage1 = upper_mask > 0 if self.russian else np.zeros(n, dtype=bool)
-        for k in range(6) if self.russian else ():
-            rows = stage1 & open_[:, k]
-            pts = scores[rows, k]
-            sk, mk = s[rows], upper_mask[rows]
-            after = self._pot(mk & ~(1 << k), sk + pts)
-            bonus = np.where(mk == 1 << k, STAGE1_BONUS * (sk + pts >= 0), 0)
-            value[rows, k] = pts + bonus + after - here[rows]
-        rest = ~stage1
-        legal = open_ & rest[:, None]
-        if self.russian and self.rules.scratch == "only_if_nothing":
-            good = legal & a.sat[d]
-            legal = np.where(good.any(axis=1, keepdims=True), good, legal)
-        value[legal] = (scores - a.cost)[legal]
+        open_ = np.broadcast_to(open_, np.broadcast_shapes(open_.shape, scores.shape))
+        if self.russian:
+            stage1 = upper_mask > 0
+            legal = open_ & ~stage1[..., None]
+            if self.rules.scratch == "only_if_nothing":
+                good = legal & a.sat[d]
+                legal = np.where(good.any(axis=-1, keepdims=True), good, legal)
+        else:
+            legal = open_
+        value = np.where(legal, scores - a.cost, -np.inf)
+        for k in range(6):  # stage-1 / upper rows: the points, the bonus, the potential moved
+            pts = scores[..., k]
+            after = self._pot(upper_mask & ~(1 << k), s + pts)
+            if self.russian:
+                bonus = np.where(upper_mask == 1 << k, STAGE1_BONUS * (s + pts >= 0), 0)
+                v = pts + bonus + after - here
+            else:
+                crossing = (s < UPPER_BONUS_AT) & (s + pts >= UPPER_BONUS_AT)
+                v = pts + UPPER_BONUS * crossing + after - here
+            value[..., k] = np.where(open_[..., k], v, -np.inf)
         if self.russian:
             return value
-        for k in range(6):
-            rows = open_[:, k]
-            pts = scores[rows, k]
-            sk, mk = s[rows], upper_mask[rows]
-            crossing = (sk < UPPER_BONUS_AT) & (sk + pts >= UPPER_BONUS_AT)
-            gain = pts + UPPER_BONUS * crossing
-            after = self._pot(mk & ~(1 << k), sk + pts)
-            value[rows, k] = gain + after - here[rows]
-        y = np.flatnonzero(self.yahtzee[d])
-        if len(y):  # joker placement and bonuses as the rules say (Scorecard.fill_options)
-            oy, sy, dy = open_[y], s[y], d[y]
+        y = np.nonzero(np.broadcast_to(self.yahtzee[d], value.shape[:-1]))
+        if len(y[0]):  # joker placement and bonuses as the rules say (Scorecard.fill_options)
+            at = lambda x: np.broadcast_to(x, value.shape[:-1])[y]  # noqa: E731
+            oy, sy, dy, my = open_[y], at(s), at(d), at(upper_mask)
             ok = legal_row_mask(self.rules, oy, dy)
-            score, bonus, ybonus = fill_gains(self.rules, oy, sy, ys[y], dy, False)
+            score, bonus, ybonus = fill_gains(self.rules, oy, sy, at(ys), dy, False)
             gain = score + bonus + ybonus
             extra = np.broadcast_to(-a.cost, gain.shape).copy()
-            my = upper_mask[y]
             for k in range(6):
-                extra[:, k] = self._pot(my & ~(1 << k), sy + a.later[dy, k]) - here[y]
+                extra[:, k] = self._pot(my & ~(1 << k), sy + a.later[dy, k]) - at(here)
             value[y] = np.where(ok, gain + extra, -np.inf)
         return value
 
@@ -123,21 +122,22 @@ class BatchedHeuristic:
     def _plan(self, open_: np.ndarray, s: np.ndarray, ys: np.ndarray) -> np.ndarray:
         """``(K, 2, 462)``: ``_turn``'s keep values before the second and third roll."""
         a = self.agent
-        n_dice = a.later.shape[0]
+        dice = np.arange(a.later.shape[0])[None, :]
         out = np.empty((len(s), 2, len(KEEPS)))
         for start in range(0, len(s), _CHUNK):
             part = slice(start, start + _CHUNK)
             k = len(s[part])
-            d = np.tile(np.arange(n_dice), k)
-            rep = lambda x: np.repeat(x[part], n_dice, axis=0)  # noqa: E731
-            fill = self.fill_values(rep(open_), rep(s), rep(ys), d, np.zeros(len(d), bool))
-            stop3 = fill.reshape(k, n_dice, self.n_rows).max(axis=2)
+            fill = self.fill_values(
+                open_[part, None, :], s[part, None], ys[part, None], dice, np.zeros((1, 1), bool)
+            )
+            stop3 = fill.max(axis=-1)
+            padded2 = np.full((k, len(KEEPS) + 1), -np.inf)  # a -1 of sub_keeps reads -inf
+            for i in range(k):  # one product per state, as _turn (the same sums)
+                padded2[i, :-1] = a.transition @ stop3[i]
+            stop2 = np.maximum(stop3, padded2[:, a.sub_keeps].max(axis=-1))
+            out[part, 1] = padded2[:, :-1]
             for i in range(k):
-                keep2 = a.transition @ stop3[i]
-                padded2 = np.append(keep2, -np.inf)
-                stop2 = np.maximum(stop3[i], padded2[a.sub_keeps].max(axis=1))
-                out[start + i, 0] = a.transition @ stop2
-                out[start + i, 1] = keep2
+                out[start + i, 0] = a.transition @ stop2[i]
         return out
 
     def _keep_values(self, codes, open_, s, ys) -> np.ndarray:
@@ -169,7 +169,7 @@ class BatchedHeuristic:
         open_ = f["open_rows"]
         s = f["upper_sum"].astype(np.int64)
         ys = f["yahtzee_scored"].astype(bool)
-        fills = self.fill_values(open_, s, ys, d, self.russian & (rolls == 1))
+        fills = self.fill_values(open_, s, ys, d, rolls == 1)
         legal_rows = masks[:, N_REROLL_ACTIONS:]
         if not legal_rows.any(axis=1).all():
             bad = int(np.flatnonzero(~legal_rows.any(axis=1))[0])

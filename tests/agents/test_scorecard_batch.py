@@ -66,7 +66,7 @@ def test_keep_values_bit_for_bit(game):
 
     batch = BatchedHeuristic(make_agent("heuristic", game))
     checked = 0
-    for obs, masks in decision_states(game, {}, 12, seed=3):
+    for obs, _ in decision_states(game, {}, 12, seed=3):
         f = batch.layout.decode(obs)
         for i in range(0, len(obs), 5):
             scalar = agent._turn(batch.layout.decode(obs[i]))
