@@ -118,3 +118,42 @@ def test_a_scorecard_run_reports_bonuses_of_learner_and_yardsticks(tmp_path, cap
     assert final["optimal_in_its_place"]["upper_bonus_rate"] == stats["bonus"].mean()
     out = capsys.readouterr().out
     assert "upper bonus" in out and "optimal" in out
+
+
+def test_benchmark_batched_plays_the_final_evaluation_games(tmp_path, capsys):
+    from tools.benchmark import main
+
+    argv = ["--game", "yahtzee_classic", "--batched", "--games", "5", "--out", str(tmp_path)]
+    rows = main([*argv, "--agents", "heuristic", "random"])
+    stats: dict = {}
+    totals = play_games(
+        make_agent("heuristic", "yahtzee_classic").act_batch,
+        "YahtzeeClassic-v0",
+        5,
+        EVAL_SEED,
+        stats,
+    )
+    assert rows[0]["agent"] == "heuristic" and rows[0]["score"] == totals.mean()
+    assert rows[0]["upper_bonus_rate"] == stats["bonus"].mean()
+    assert rows[1]["upper_bonus_rate"] == 0.0  # random play never reaches 63
+    out = capsys.readouterr().out
+    assert "| agent | mean score (95% CI) | % of optimum | upper bonus |" in out
+    written = json.loads((tmp_path / "results.json").read_text())
+    assert written["rows"][0]["score"] == rows[0]["score"]
+    with pytest.raises(SystemExit):
+        main(["--game", "dice_poker", "--batched", "--agents", "heuristic", "--out", str(tmp_path)])
+    assert "scorecard games only" in capsys.readouterr().err
+
+
+def test_the_arena_prints_each_agents_bonuses(tmp_path, capsys):
+    from tools.benchmark import main
+
+    result = main(
+        ["--game", "yahtzee_classic", "--agents", "heuristic", "random", "--games", "4"]
+        + ["--workers", "1", "--out", str(tmp_path), "--no-progress", "--no-chart"]
+    )
+    out = capsys.readouterr().out
+    rec = result.records
+    won = rec.bonus[rec.agent == 0] > 0
+    assert f"heuristic: upper bonus {won.mean():.3f}" in out
+    assert "random: upper bonus 0.000 ± 0.000, Yahtzee bonuses/game" in out
