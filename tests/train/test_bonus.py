@@ -80,6 +80,14 @@ def test_evaluation_rates_agree_with_the_upper_rows_of_the_cards(tmp_path, name,
         assert res["yahtzee_bonuses"] == pytest.approx(np.mean(ybonus) / 100)
 
 
+def classic_final_games(spec: str, n: int) -> tuple[np.ndarray, dict]:
+    """Totals and final cards' bonuses of ``spec`` over the final evaluation's classic games
+    of seed 0."""
+    stats: dict = {}
+    agent = make_agent(spec, "yahtzee_classic")
+    return play_games(agent.act_batch, "YahtzeeClassic-v0", n, EVAL_SEED, stats), stats
+
+
 def test_a_scorecard_run_reports_bonuses_of_learner_and_yardsticks(tmp_path, capsys):
     from train.ppo import main
 
@@ -106,14 +114,7 @@ def test_a_scorecard_run_reports_bonuses_of_learner_and_yardsticks(tmp_path, cap
         assert 0 <= final[entry]["upper_bonus_rate"] <= 1, entry
         assert final[entry]["yahtzee_bonuses"] >= 0, entry
     # the yardsticks played the final evaluation's games
-    stats: dict = {}
-    totals = play_games(
-        make_agent("optimal", "yahtzee_classic").act_batch,
-        "YahtzeeClassic-v0",
-        6,
-        EVAL_SEED,
-        stats,
-    )
+    totals, stats = classic_final_games("optimal", 6)
     assert final["optimal_in_its_place"]["score"] == totals.mean()
     assert final["optimal_in_its_place"]["upper_bonus_rate"] == stats["bonus"].mean()
     out = capsys.readouterr().out
@@ -125,14 +126,7 @@ def test_benchmark_batched_plays_the_final_evaluation_games(tmp_path, capsys):
 
     argv = ["--game", "yahtzee_classic", "--batched", "--games", "5", "--out", str(tmp_path)]
     rows = main([*argv, "--agents", "heuristic", "random"])
-    stats: dict = {}
-    totals = play_games(
-        make_agent("heuristic", "yahtzee_classic").act_batch,
-        "YahtzeeClassic-v0",
-        5,
-        EVAL_SEED,
-        stats,
-    )
+    totals, stats = classic_final_games("heuristic", 5)
     assert rows[0]["agent"] == "heuristic" and rows[0]["score"] == totals.mean()
     assert rows[0]["upper_bonus_rate"] == stats["bonus"].mean()
     assert rows[1]["upper_bonus_rate"] == 0.0  # random play never reaches 63
