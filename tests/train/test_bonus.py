@@ -151,3 +151,19 @@ def test_the_arena_prints_each_agents_bonuses(tmp_path, capsys):
     won = rec.bonus[rec.agent == 0] > 0
     assert f"heuristic: upper bonus {won.mean():.3f}" in out
     assert "random: upper bonus 0.000 ± 0.000, Yahtzee bonuses/game" in out
+
+
+def test_seeds_summarise_the_bonus_rates(tmp_path):
+    from tools.seeds import markdown, summarise
+
+    dirs = []
+    for seed, rate in enumerate((0.5, 0.7)):
+        d = tmp_path / f"yahtzee_classic__x__{seed}"
+        d.mkdir()
+        entry = {"score": 240.0 + seed, "upper_bonus_rate": rate, "yahtzee_bonuses": 0.1}
+        (d / "final.json").write_text(json.dumps({"learner": "ppo", "ppo": entry}))
+        dirs.append(d)
+    summary = summarise(dirs)
+    assert summary["mean_sd"]["upper_bonus_rate"]["mean"] == pytest.approx(0.6)
+    assert summary["mean_sd"]["upper_bonus_rate"]["sd"] == pytest.approx(np.std([0.5, 0.7], ddof=1))
+    assert "upper_bonus_rate" in markdown(summary).splitlines()[0]
