@@ -447,6 +447,8 @@ def play_games(
     under ``"terminate"`` a game with an illegal action ends there, its return what it had
     plus the penalty (less its stake at a betting table); under ``"penalize"`` the game
     does not move, pays the penalty, and ends after ``max_illegal_steps`` in a row.
+    ``stats`` (a dict), for the scorecard games, receives the final cards' bonuses:
+    ``bonus`` (bool: the card bonus won), ``card_bonus`` and ``yahtzee_bonus`` (points).
     """
     if isinstance(n_games, bool) or not isinstance(n_games, int) or n_games < 2:
         raise ValueError(f"n_games must be an integer >= 2, got {n_games!r}")
@@ -477,8 +479,10 @@ def play_games(
             )
             totals += rewards * scale
             live &= ~(terminated | truncated)
-    if stats is not None and hasattr(engine, "bonus"):  # scorecard games: who made the bonus
-        stats["bonus"] = engine.bonus > 0
+    if stats is not None and hasattr(engine, "bonus"):  # scorecard games: the final cards'
+        stats["bonus"] = engine.bonus > 0  # who made the card bonus
+        stats["card_bonus"] = engine.bonus.copy()  # its points (the rules paid them)
+        stats["yahtzee_bonus"] = engine.yahtzee_bonus.copy()  # Yahtzee bonus points
     return totals
 
 

@@ -17,6 +17,16 @@ the table mean). Every figure has a 95% confidence interval, and every agent an
 openskill rating from the same games. The same ``--seed`` gives the same result for
 any ``--workers``; see :mod:`agents.arena` for the details.
 
+``--batched`` (scorecard games) plays every agent alone over ``--games`` games on the batched
+engine instead, as a trainer's evaluation plays them (``train.common.sb3.evaluate``): the same
+games as a run's final evaluation of seed ``--seed`` (``EVAL_SEED + seed``), so the heuristic's
+figure there is the ``heuristic_in_its_place`` of that run's ``final.json``. It prints the mean
+score, the % of the exact optimum and the card-bonus rates (upper bonus / stage-1 bonus, classic
+Yahtzee bonuses per game) of each agent, with its seconds:
+
+    python tools/benchmark.py --game yahtzee_classic --batched --games 10000 \\
+        --agents ppo:runs/yahtzee_classic__yahtzee_classic_long__0/model.zip heuristic optimal
+
 ``--duplicate`` (poker games) replays every deal once per rotation of the seats: the
 same shuffled deck, or the same dice roll by roll (common dice), with every agent in
 every position of it; the intervals then count each block of ``--players`` games as
@@ -122,6 +132,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--batched",
+        action="store_true",
+        help="scorecard games: each agent alone on the batched engine, a trainer's final "
+        "evaluation of seed --seed (score, %% of the optimum, card-bonus rates)",
+    )
+    parser.add_argument(
         "--duplicate",
         action="store_true",
         help="poker games: duplicate deals, each deal replayed once per rotation of the "
@@ -153,7 +169,7 @@ def record_one_game(args: argparse.Namespace, players: int, rules: dict) -> Path
     return record_game(args.game, args.agents, args.record, players, seed=args.seed, **rules)
 
 
-def main(argv: list[str] | None = None) -> ArenaResult:
+def main(argv: list[str] | None = None) -> ArenaResult | list[dict]:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.games < 1:
@@ -164,6 +180,8 @@ def main(argv: list[str] | None = None) -> ArenaResult:
         parser.error(f"--seed must be a whole number >= 0, got {args.seed}")
     out = args.out or ROOT / "benchmarks" / "results" / f"{args.game}__{args.seed}"
     rules = rule_options(parser, args, games.get(args.game).rule_options)
+    if args.batched:
+        return batched_evaluation(parser, args, out, rules)
     try:
         for spec in args.agents:
             check_spec(spec, args.game)
@@ -199,6 +217,8 @@ def main(argv: list[str] | None = None) -> ArenaResult:
     options = ", ".join(f"{k}={v}" for k, v in rules.items()) or "default rules"
     print(f"{args.game}: {args.games} games, {mode}, {options}, seed {args.seed}\n")
     print(result.markdown())
+    if setup.scorecard:
+        print("\n" + arena_bonuses(result, games.get(args.game).make_rules(**rules)))
     paths = write_outputs(result, out, chart=not args.no_chart)
     if args.record is not None:
         paths.append(record_one_game(args, setup.players, rules))
@@ -207,6 +227,79 @@ def main(argv: list[str] | None = None) -> ArenaResult:
         file=sys.stderr,
     )
     return result
+
+
+def arena_bonuses(result: ArenaResult, rules) -> str:
+    """The card-bonus figures of each agent of a scorecard arena, one line each."""
+    from train.common.results import bonus_figures, bonus_text
+
+    rec = result.records
+    yahtzee = rec.value - rec.rows.sum(axis=-1) - rec.bonus  # a card's total is rows + bonuses
+    lines = []
+    for a, name in enumerate(result.names):
+        held = rec.agent == a
+        if held.sum() >= 2:
+            figures = bonus_figures(rules, rec.bonus[held], yahtzee[held])
+            lines.append(f"{name}: {bonus_text(figures)}")
+    return "\n".join(lines)
+
+
+def batched_evaluation(parser, args, out: Path, rules: dict) -> list[dict]:
+    """``--batched``: each agent alone over ``--games`` games of the batched engine (the
+    games of a run's final evaluation, seed ``--seed``); the table printed, ``results.json``
+    and ``results.csv`` written to ``out``; the rows returned."""
+    from agents import make_agent
+    from agents.optimal.scorecard import solve
+    from agents.tables import play_games
+    from train.common.results import BONUS_WORDS, EVAL_SEED, bonus_figures, mean_ci
+
+    record = games.get(args.game)
+    if record.result != "points" or not record.batched_engine:
+        parser.error(f"--batched plays the scorecard games only, not {args.game!r}")
+    if args.games < 2:
+        parser.error(f"--batched needs --games of at least 2, got {args.games}")
+    try:
+        for spec in args.agents:
+            check_spec(spec, args.game)
+        check_out(out, ("results.json", "results.csv"))
+        players = [make_agent(spec, args.game, **rules) for spec in args.agents]
+    except (ValueError, TypeError, FileNotFoundError) as err:
+        parser.error(str(err))
+    card_rules = record.make_rules(**rules)
+    best = solve(card_rules).expected_score
+    seed = EVAL_SEED + args.seed
+    rows = []
+    for spec, agent in zip(args.agents, players, strict=True):
+        start = time.perf_counter()
+        cards: dict = {}
+        totals = play_games(agent.act_batch, record.gym_id, args.games, seed, cards, **rules)
+        score, ci = mean_ci(totals)
+        row = {"agent": spec, "games": args.games, "score": score, "score_ci95": ci}
+        row["pct_optimal"] = 100 * score / best
+        row.update(bonus_figures(card_rules, cards["card_bonus"], cards["yahtzee_bonus"]))
+        row["seconds"] = time.perf_counter() - start
+        rows.append(row)
+    names = [k for k in BONUS_WORDS if k in rows[0]]
+    head = ["agent", "mean score (95% CI)", "% of optimum", *(BONUS_WORDS[k] for k in names), "s"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [r["agent"], f"{r['score']:.2f} ± {r['score_ci95']:.2f}", f"{r['pct_optimal']:.2f}"]
+        cells += [f"{r[k]:.3f} ± {r[f'{k}_ci95']:.3f}" for k in names]
+        lines.append("| " + " | ".join([*cells, f"{r['seconds']:.0f}"]) + " |")
+    options = ", ".join(f"{k}={v}" for k, v in rules.items()) or "default rules"
+    print(
+        f"{args.game}: {args.games} games on the batched engine, each agent alone on the games "
+        f"of seed {args.seed} (play_games seed {seed}), {options}; optimum {best:.2f}\n"
+    )
+    print("\n".join(lines))
+    out.mkdir(parents=True, exist_ok=True)
+    write_text(out / "results.json", json.dumps({"optimal": best, "rows": rows}, indent=1) + "\n")
+    with atomic_write(out / "results.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"\n(wrote {out / 'results.json'}, {out / 'results.csv'})", file=sys.stderr)
+    return rows
 
 
 def cli() -> None:

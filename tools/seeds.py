@@ -12,7 +12,8 @@ that holds checkpoints is continued with ``--resume``. ``--parallel K`` trains K
 goes to ``train.log`` in its run folder; a progress bar counts finished seeds.
 
 The summary reads every seed's ``final.json`` (the trained agent's entry: every figure of it,
-e.g. score, % of the optimum, median, bonus rate, wall seconds) and writes, atomically,
+e.g. score, % of the optimum, median, the card-bonus rates ``upper_bonus_rate`` /
+``stage1_bonus_rate``, wall seconds) and writes, atomically,
 ``<out>/<run name without the seed>__seeds.json`` and ``.md``: a row per seed and the mean and
 sample standard deviation across seeds, which it also prints.
 """

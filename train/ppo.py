@@ -101,8 +101,8 @@ def main(argv: list[str] | None = None) -> Path:
     final = record(model.num_timesteps, cfg.run.final_eval_episodes, "final: ")
     record_videos(cfg, model, normalizer)
     vec.close()
-    reference = finish(cfg, rows.path, final, best_known)
-    report(cfg, model, final, reference, clock, best_known)
+    yardsticks = finish(cfg, rows.path, final, best_known)
+    report(cfg, model, final, yardsticks, clock, best_known)
     return run_dir
 
 
@@ -139,8 +139,8 @@ def record_videos(cfg: Config, model, normalizer) -> None:
         record_episode(env, agent, cfg.run_dir / "videos" / f"game_{k}.gif", seed=20_000_000 + k)
 
 
-def report(cfg: Config, model, final: dict, reference: dict, clock, best_known) -> None:
-    """The closing lines: steps, time, throughput, the learner beside the heuristic."""
+def report(cfg: Config, model, final: dict, yardsticks: dict, clock, best_known) -> None:
+    """The closing lines: steps, time, throughput, the learner beside the yardsticks."""
     print(f"\n{cfg.run_name}: {model.num_timesteps} steps in {final['wall_s']:.0f} s")
     train_s = clock["rollout_s"] + clock["update_s"]
     if train_s > 0:
@@ -149,8 +149,8 @@ def report(cfg: Config, model, final: dict, reference: dict, clock, best_known) 
             f"(rollout {clock['rollout_s']:.0f} s, update {clock['update_s']:.0f} s, "
             f"evaluations {clock['eval_s']:.0f} s)"
         )
-    print("PPO       " + format_result(final, cfg, best_known).replace("\n", "\n          "))
-    print("heuristic " + format_result(reference, cfg, best_known).replace("\n", "\n          "))
+    for name, row in {"PPO": final, **yardsticks}.items():
+        print(f"{name:<10}" + format_result(row, cfg, best_known).replace("\n", "\n" + " " * 10))
     print(model_line("ppo", cfg.run_dir / "model.zip", cfg.game))
 
 

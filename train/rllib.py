@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> Path:
         export_model(run_dir / "checkpoints" / f"step_{steps}", mid, run_dir / "model")
         final = record(steps, cfg.run.final_eval_episodes, "final: ")
         algo.stop()
-    reference = finish(cfg, rows.path, final, best_known)
+    reference = finish(cfg, rows.path, final, best_known)["heuristic"]
     print(report(cfg, run_dir, steps, final, reference, best_known))
     return run_dir
 

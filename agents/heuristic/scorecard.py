@@ -125,6 +125,7 @@ class YahtzeeHeuristic(Agent):
         self.transition = keep_transition()
         self.sub_keeps = _sub_keeps()
         self._memo: dict = {}
+        self._batched = None  # agents.heuristic.scorecard_batch.BatchedHeuristic, when asked
         self._potential = self._upper_potential()
 
     # -- stage-1 / upper potential ---------------------------------------------
@@ -248,6 +249,15 @@ class YahtzeeHeuristic(Agent):
         return out
 
     # -- acting ----------------------------------------------------------------
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """:meth:`act` row by row, decided all at once (:mod:`agents.heuristic.scorecard_batch`:
+        the same choices, bit for bit)."""
+        if self._batched is None:
+            from agents.heuristic.scorecard_batch import BatchedHeuristic
+
+            self._batched = BatchedHeuristic(self)
+        return self._batched.act_batch(observations, action_masks)
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = set(legal_actions(action_mask).tolist())
         f = decode_observation(observation, self.rules)

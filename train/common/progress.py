@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from train.common.results import bonus_text
+
 LOG = "progress.log"
 # an evaluation's line: its label ("final: " or none), its count, the total and the unit
 _EVALUATION = re.compile(r"^(?P<label>.*?)(?P<done>[\d,]+)/[\d,]+ (?P<unit>\w+): ")
@@ -47,6 +49,8 @@ def summary(row: dict[str, Any]) -> str:
         if num("pct_optimal") is not None:
             text += f" = {num('pct_optimal'):.2f}% of the optimum"
         parts.append(text)
+        if bonus_text(row):
+            parts.append(bonus_text(row))
     if num("chips") is not None:
         ci = num("chips_ci95")
         parts.append(

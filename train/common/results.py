@@ -5,6 +5,10 @@
   ``FINAL_SEED + seed`` where a trainer keeps them apart.
 - **CI**: a 95% interval as the mean ± its half-width ``1.96 * sd / sqrt(n)``
   (:func:`mean_ci`), in the columns ``<figure>`` and ``<figure>_ci95``.
+- **Card bonuses** of the scorecard games (:func:`bonus_figures`): the share of games that
+  won the card bonus, named as docs/rules.md names it (``upper_bonus_rate``: classic, upper
+  sum >= 63; ``stage1_bonus_rate``: russian, stage-1 sum >= 0), and classic's Yahtzee
+  bonuses per game (``yahtzee_bonuses``), each with its ``_ci95``.
 - **final.json** (:func:`write_final`): ``{"learner": NAME, NAME: the learner's result,
   "<yardstick>_in_its_place": ..., ...more}``; ``learner`` names the entry that holds the
   trained agent's figures (``tools/seeds.py`` reads it).
@@ -31,6 +35,51 @@ def mean_ci(totals: np.ndarray) -> tuple[float, float]:
     """Mean and 95% half-width of ``totals`` (two or more values)."""
     totals = np.asarray(totals, dtype=float)
     return float(totals.mean()), float(Z95 * totals.std(ddof=1) / np.sqrt(len(totals)))
+
+
+def bonus_names(rules) -> tuple[str, ...]:
+    """The bonus figures of a scorecard game's rules (``ScorecardRules``), in the order
+    :func:`bonus_figures` gives them."""
+    if rules.rules == "classic":
+        return ("upper_bonus_rate",) + (("yahtzee_bonuses",) if rules.yahtzee_bonus else ())
+    return ("stage1_bonus_rate",)
+
+
+def bonus_figures(rules, bonus, yahtzee_bonus) -> dict[str, float]:
+    """The card-bonus figures (module docstring) of games that ended with the cards' bonus
+    points ``bonus`` (the card bonus the rules paid: ``Scorecard.bonus``, the batched
+    engine's ``bonus``) and ``yahtzee_bonus`` (the Yahtzee bonus points paid), one value per
+    game (two games or more). The rules module decided each bonus; this only counts them."""
+    from envs.rules.scorecard import YAHTZEE_BONUS
+
+    per_game = {
+        "upper_bonus_rate": np.asarray(bonus) > 0,
+        "stage1_bonus_rate": np.asarray(bonus) > 0,
+        "yahtzee_bonuses": np.asarray(yahtzee_bonus) // YAHTZEE_BONUS,
+    }
+    out = {}
+    for name in bonus_names(rules):
+        out[name], out[f"{name}_ci95"] = mean_ci(per_game[name])
+    return out
+
+
+BONUS_WORDS = {
+    "upper_bonus_rate": "upper bonus",
+    "stage1_bonus_rate": "stage-1 bonus",
+    "yahtzee_bonuses": "Yahtzee bonuses/game",
+}
+
+
+def bonus_text(row: dict[str, Any]) -> str:
+    """The card-bonus figures of a result in words, e.g. ``upper bonus 0.681 ± 0.009,
+    Yahtzee bonuses/game 0.334 ± 0.012`` ('' where the row has none)."""
+    parts = []
+    for name, words in BONUS_WORDS.items():
+        if row.get(name) not in (None, ""):
+            ci = row.get(f"{name}_ci95")
+            ci_text = f" ± {float(ci):.3f}" if ci not in (None, "") else ""
+            parts.append(f"{words} {float(row[name]):.3f}{ci_text}")
+    return ", ".join(parts)
 
 
 def write_final(

@@ -39,7 +39,7 @@ from train.common.config import (
     is_number,
     read_sections,
 )
-from train.common.results import EVAL_SEED, mean_ci, write_final
+from train.common.results import EVAL_SEED, bonus_figures, bonus_text, mean_ci, write_final
 from train.common.rundir import RunNamed, check_out_dir, open_folder
 
 
@@ -337,17 +337,19 @@ def evaluate(
     """Play ``agent`` in the config's env; mean result with a 95% CI.
 
     For the poker games the win rate is the share of episodes with a positive
-    net result (a split pot counts only if it gains chips).
+    net result (a split pot counts only if it gains chips); for the scorecard games the
+    card-bonus figures (:func:`train.common.results.bonus_figures`).
     """
     kwargs = dict(cfg.env.kwargs)
     if opponents is not None:
         kwargs["opponents"] = opponents
     kwargs.pop("reward_scale", None)  # report scores in points
+    cards: dict = {}  # scorecard games: the final cards' bonus points
     if batched(cfg):  # every episode at once on the batched engine
-        totals = play_games(agent.act_batch, cfg.env.id, n_episodes, seed, **kwargs)
+        totals = play_games(agent.act_batch, cfg.env.id, n_episodes, seed, cards, **kwargs)
     else:
         env = gym.make(cfg.env.id, **kwargs)
-        results = []
+        results, bonuses = [], []
         agent.seed(seed)
         try:
             for episode in range(n_episodes):
@@ -359,22 +361,35 @@ def evaluate(
                     total += reward
                     done = terminated or truncated
                 results.append(total)
+                if not scored_in_chips(cfg):
+                    card = env.unwrapped.game.card
+                    bonuses.append((card.bonus, card.yahtzee_bonus))
         finally:
             env.close()
         totals = np.array(results)
+        if bonuses:
+            cards["card_bonus"], cards["yahtzee_bonus"] = np.array(bonuses).T
     mean, ci95 = mean_ci(totals)
     out = {"mean": mean, "ci95": ci95}
     if scored_in_chips(cfg):
         out["win_rate"] = float((totals > 0).mean())
+    else:
+        rules = scorecard_rules(cfg)
+        out.update(bonus_figures(rules, cards["card_bonus"], cards["yahtzee_bonus"]))
     return out
+
+
+def scorecard_rules(cfg: Config):
+    """The ``ScorecardRules`` of a scorecard config."""
+    rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
+    return games.get(cfg.game).make_rules(**rules)
 
 
 def optimal_score(cfg: Config) -> float:
     """The exact optimal expected score of a scorecard game (solved once, then cached)."""
     from agents.optimal.scorecard import solve
 
-    rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
-    return solve(games.get(cfg.game).make_rules(**rules)).expected_score
+    return solve(scorecard_rules(cfg)).expected_score
 
 
 def baselines(cfg: Config) -> list[str]:
@@ -523,16 +538,23 @@ def load_checkpoint(checkpoints: list[Path], normalize_obs: bool):
 
 def finish(
     cfg: Config, metrics_path: Path, final: dict[str, float], best_known: float | None
-) -> dict[str, float]:
+) -> dict[str, dict[str, float]]:
     """The end of a run of a ppo config (train/ppo.py, train/rllib.py): ``curve.png``, the
-    heuristic player measured in the learner's place on the same episodes (the yardstick,
-    returned), and ``final.json`` with the learner's ``final`` row beside it."""
+    yardsticks measured in the learner's place on the same episodes (returned by name: the
+    heuristic player, and for the scorecard games the optimal one, whose card-bonus rates the
+    learner's are read against), and ``final.json`` with the learner's ``final`` row beside
+    them."""
     plot_curve(metrics_path, cfg.run_dir / "curve.png", cfg, best_known)
     rules, _ = games.get(cfg.game).split_options(cfg.env.kwargs)
-    heuristic = make_agent("heuristic", cfg.game, **rules)
-    reference = measure(heuristic, cfg, cfg.run.final_eval_episodes, best_known)
-    write_final(cfg.run_dir, "ppo", final, {"heuristic": reference}, optimal=best_known)
-    return reference
+    names = ["heuristic"] if scored_in_chips(cfg) else ["heuristic", "optimal"]
+    yardsticks = {
+        name: measure(
+            make_agent(name, cfg.game, **rules), cfg, cfg.run.final_eval_episodes, best_known
+        )
+        for name in names
+    }
+    write_final(cfg.run_dir, "ppo", final, yardsticks, optimal=best_known)
+    return yardsticks
 
 
 def measure(
@@ -545,9 +567,10 @@ def measure(
     seed = EVAL_SEED + cfg.run.seed
     if not scored_in_chips(cfg):
         res = evaluate(agent, cfg, n_episodes, seed)
-        row = {"score": res["mean"], "score_ci95": res["ci95"]}
+        row = {"score": res.pop("mean"), "score_ci95": res.pop("ci95")}
         if best_known:
-            row["pct_optimal"] = 100 * res["mean"] / best_known
+            row["pct_optimal"] = 100 * row["score"] / best_known
+        row.update(res)  # the card-bonus figures
         return row
     row = {}
     for opp in baselines(cfg):
@@ -563,6 +586,8 @@ def format_result(row: dict[str, float], cfg: Config, best_known: float | None) 
         text = f"final evaluation: mean score {row['score']:.2f} ± {row['score_ci95']:.2f}"
         if best_known:
             text += f" = {row['pct_optimal']:.1f}% of the optimal {best_known:.2f}"
+        if bonus_text(row):
+            text += f"; {bonus_text(row)}"
         return text
     return "\n".join(
         f"vs {opp}: chips/game {row[f'{opp}_chips']:+.3f} ± {row[f'{opp}_chips_ci95']:.3f}, "
