@@ -140,22 +140,30 @@ def unregister(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
-def names() -> tuple[str, ...]:
-    """Every registered game, in registration order."""
-    return tuple(_REGISTRY)
+def names(*, aliases: bool = False) -> tuple[str, ...]:
+    """Every registered game, in registration order; ``aliases=True`` adds each game's
+    aliases after its name (what a ``--game`` flag accepts)."""
+    if not aliases:
+        return tuple(_REGISTRY)
+    return tuple(n for name, game in _REGISTRY.items() for n in (name, *game.aliases))
+
+
+def _find(name: Any) -> Game | None:
+    """The one place a game name or alias is resolved: the record, or None."""
+    if not isinstance(name, str):
+        return None
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    return next((game for game in _REGISTRY.values() if name in game.aliases), None)
 
 
 def get(name: str) -> Game:
     """The record of ``name`` or of one of its aliases (``poker_na_kostyah``: the russian
     scorecard game, registered as ``yahtzee``); ``ValueError`` naming the games otherwise."""
-    try:
-        return _REGISTRY[name]
-    except (KeyError, TypeError):
-        pass
-    for game in _REGISTRY.values():
-        if isinstance(name, str) and name in game.aliases:
-            return game
-    raise ValueError(f"unknown game {name!r}; choose one of {', '.join(_REGISTRY)}") from None
+    game = _find(name)
+    if game is None:
+        raise ValueError(f"unknown game {name!r}; choose one of {', '.join(_REGISTRY)}")
+    return game
 
 
 def by_gym_id(gym_id: str) -> Game:
@@ -192,12 +200,14 @@ def names_for(rules_type: type) -> tuple[str, ...]:
 
 
 def rules_for(game: str, rules_type: type, who: str, **options):
-    """The validated rules of ``game`` for ``who`` (an agent class name), which plays only
-    the games whose rules are a ``rules_type``; ``ValueError`` naming them otherwise."""
+    """The validated rules of ``game`` (a name or an alias) for ``who`` (an agent class
+    name), which plays only the games whose rules are a ``rules_type``; ``ValueError``
+    naming them otherwise."""
     allowed = names_for(rules_type)
-    if game not in allowed:
+    record = _find(game)
+    if record is None or record.name not in allowed:
         raise ValueError(f"{who} plays {' or '.join(allowed)}, not {game!r}")
-    return get(game).make_rules(**options)
+    return record.make_rules(**options)
 
 
 def scorecard_rules_for(game: str, who: str, **options) -> scorecard.ScorecardRules:

@@ -170,3 +170,33 @@ def test_the_script_check_sees_a_script_import(tmp_path):
     f = tmp_path / "x.py"
     f.write_text("from tools.benchmark import main\nfrom benchmarks import differential\n")
     assert _scripts_imported(f) == ["benchmarks.differential", "tools.benchmark"]
+
+
+# -- trainers: each a short linear file on train/common (one run protocol) ------------------
+MAIN_MAX_LINES = 60
+
+
+def _main_lengths() -> dict[str, int]:
+    """Lines of ``main`` in each file of train/ that defines one (a shim defines none)."""
+    out = {}
+    for path in sorted((ROOT / "train").glob("*.py")):
+        for node in ast.parse(path.read_text(), str(path)).body:
+            if isinstance(node, ast.FunctionDef) and node.name == "main":
+                out[path.name] = node.end_lineno - node.lineno + 1
+    return out
+
+
+MAINS = _main_lengths()
+
+
+def test_every_trainer_has_a_main():
+    trainers = {"ppo.py", "league.py", "afterstate.py", "handvalue.py", "best_response.py"}
+    assert trainers | {"rllib.py", "cli.py"} <= set(MAINS)
+
+
+@pytest.mark.parametrize("name", sorted(MAINS))
+def test_a_trainer_main_reads_on_one_screen(name):
+    assert MAINS[name] <= MAIN_MAX_LINES, (
+        f"train/{name}: main is {MAINS[name]} lines; at most {MAIN_MAX_LINES} "
+        "(the shared steps belong in train/common)"
+    )

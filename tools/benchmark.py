@@ -54,7 +54,7 @@ import sys
 import time
 from pathlib import Path
 
-from agents import AGENTS, GAMES, TRAINED_SPECS
+from agents import AGENTS, TRAINED_SPECS
 from agents.arena import (
     ArenaResult,
     build_agents,
@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="benchmark.py",
         description="Agents against agents at any game: seats rotated, 95%% intervals, ratings.",
     )
-    parser.add_argument("--game", required=True, choices=GAMES)
+    parser.add_argument("--game", required=True, choices=games.names(aliases=True))
     parser.add_argument(
         "--agents",
         nargs="+",
@@ -172,6 +172,7 @@ def record_one_game(args: argparse.Namespace, players: int, rules: dict) -> Path
 def main(argv: list[str] | None = None) -> ArenaResult | list[dict]:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.game = games.get(args.game).name  # an alias plays as the registered name
     if args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
     if args.workers < 1:

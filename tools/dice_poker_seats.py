@@ -78,6 +78,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     add_rule_argument(parser)
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
+    if args.game in games.names(aliases=True):
+        args.game = games.get(args.game).name  # an alias plays as the registered name
     if args.game not in games.names_for(DicePokerRules):
         parser.error(f"--game must be one of {games.names_for(DicePokerRules)}, got {args.game!r}")
     rules = rule_options(

@@ -150,8 +150,10 @@ def build_table(
 
     ``say`` hears a note before a slow first solve of the optimal scorecard player.
     """
-    if game not in registry.names():
-        raise SetupError(f"unknown game {game!r}; choose one of {', '.join(registry.names())}")
+    try:
+        game = registry.get(game).name  # an alias plays as the registered name
+    except ValueError as e:
+        raise SetupError(str(e)) from None
     if games < 1:
         raise SetupError(f"--games must be at least 1, got {games}")
     rules = dict(rules or {})
@@ -265,7 +267,7 @@ def make_parser() -> argparse.ArgumentParser:
         description="Play a game of dicepoker-gym in the terminal against agents.",
         epilog="Example: python tools/play.py --game yahtzee --opponents none --coach",
     )
-    p.add_argument("--game", default="dice_poker", choices=registry.names())
+    p.add_argument("--game", default="dice_poker", choices=registry.names(aliases=True))
     p.add_argument(
         "--opponents",
         default="heuristic",

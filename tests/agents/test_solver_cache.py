@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -146,3 +147,41 @@ yz.solve(make_rules("russian", scratch="any"))
     yz.solve(RULES)  # this process solves and saves: the dead writer's temp file goes
     assert not list(cache.glob(".*.tmp"))
     assert yz._load(yz.cache_path(RULES), RULES) is not None
+
+
+def test_two_processes_building_the_same_cache_at_once_both_get_it(cache):
+    """Two test workers (pytest -n 2) may solve the same rules into the same folder at the
+    same moment: each writes its own temp file and replaces the target whole, so both
+    succeed and the file left is a valid solution."""
+    code = """
+import sys, time
+from pathlib import Path
+import agents.optimal.scorecard as yz
+from envs.rules.scorecard import make_rules
+go = Path(sys.argv[1])
+Path(sys.argv[2]).touch()  # imported: ready
+while not go.exists():
+    time.sleep(0.01)
+print(yz.solve(make_rules("russian", scratch="any")).expected_score)
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DICEPOKER_GYM_CACHE": str(cache)}
+    go, ready = cache / "go", [cache / f"ready{i}" for i in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(go), str(r)], env=env, stdout=subprocess.PIPE
+        )
+        for r in ready
+    ]
+    try:
+        deadline = time.monotonic() + 300
+        while not all(r.exists() for r in ready) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        go.touch()  # both solve and save now
+        outs = [p.communicate(timeout=300)[0] for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+    assert [p.returncode for p in procs] == [0, 0]
+    found = yz._load(yz.cache_path(RULES), RULES)
+    assert found is not None and not list(cache.glob(".*.tmp"))
+    assert [float(o) for o in outs] == [found.expected_score] * 2

@@ -326,3 +326,34 @@ def test_the_russian_game_has_an_unambiguous_name_beside_yahtzee():
     vec.close()
     agent = make_agent("heuristic", game="poker_na_kostyah")
     assert agent.rules == make_agent("heuristic", game="yahtzee").rules
+
+
+def test_an_alias_is_the_game_wherever_a_name_is_looked_up(tmp_path):
+    """``games.rules_for`` (every agent built directly asks it) and the ``--game`` flags of
+    the tools resolve an alias through ``games.get``, as ``make_agent`` does."""
+    from agents.heuristic.dice_poker import DicePokerHeuristic
+    from agents.heuristic.scorecard import YahtzeeHeuristic
+    from envs.rules.scorecard import ScorecardRules
+    from tools import benchmark, play
+
+    assert YahtzeeHeuristic(game="poker_na_kostyah").rules == YahtzeeHeuristic("yahtzee").rules
+    assert games.names(aliases=True) == (
+        "dice_poker", "dice_poker6", "yahtzee", "poker_na_kostyah", "yahtzee_classic",
+        "card_poker",
+    )  # fmt: skip
+    for name in games.names():
+        record = games.get(name)
+        rules_type = type(record.make_rules())
+        for alias in record.aliases:
+            assert games.rules_for(alias, rules_type, "who") == record.make_rules()
+    with pytest.raises(ValueError, match="DicePokerHeuristic plays dice_poker or dice_poker6, "
+                       "not 'poker_na_kostyah'"):  # fmt: skip
+        DicePokerHeuristic(game="poker_na_kostyah")
+    with pytest.raises(ValueError, match="plays yahtzee or yahtzee_classic, not 'nope'"):
+        games.rules_for("nope", ScorecardRules, "YahtzeeHeuristic")
+    assert play.make_parser().parse_args(["--game", "poker_na_kostyah"]).game == "poker_na_kostyah"
+    table = play.build_table("poker_na_kostyah", "none", seed=0)
+    assert table.game == "yahtzee"
+    argv = ["--game", "poker_na_kostyah", "--agents", "random", "--games", "2"]
+    result = benchmark.main([*argv, "--out", str(tmp_path), "--no-progress", "--no-chart"])
+    assert result.setup.game == "yahtzee" and result.n_games == 2
