@@ -29,6 +29,8 @@ from collections.abc import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from benchmarks.timing import random_actions  # noqa: E402
+
 SIZES = (1, 64, 1_024, 16_384)
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 _clock = {"now": time.perf_counter}
@@ -38,19 +40,6 @@ def clock() -> float:
     """The clock every figure is timed with (``--clock``: wall time, or the CPU time of
     this process, steadier on a shared machine)."""
     return _clock["now"]()
-
-
-def random_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
-    """A uniformly random legal action per row, the whole batch at once (0 in a row with
-    none): the ``j``-th legal action of a row, ``j`` uniform below its count of legal ones,
-    found among the flat indices of the mask (one draw per row, not one per action)."""
-    masks = np.asarray(masks, dtype=bool)
-    k = masks.sum(axis=1)
-    j = rng.integers(0, np.maximum(k, 1))
-    legal = np.flatnonzero(masks)
-    at = np.minimum(np.cumsum(k) - k + j, max(len(legal) - 1, 0))
-    flat = legal[at] if len(legal) else np.zeros(len(k), dtype=np.int64)
-    return np.where(k > 0, flat - np.arange(len(k)) * masks.shape[1], 0)
 
 
 def median_rate(run: Callable[[float], tuple[int, float]], repeats: int, seconds: float) -> float:

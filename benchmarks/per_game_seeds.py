@@ -4,7 +4,7 @@
     python benchmarks/per_game_seeds.py                       # the default cases
     python benchmarks/per_game_seeds.py --case CardPoker-v0:1024 --repeats 7
 
-Random legal actions drawn in batch (``batched_speed.random_actions``, part of the time),
+Random legal actions drawn in batch (``benchmarks.timing.random_actions``, part of the time),
 ``gym.make_vec(..., vectorization_mode="vector_entry_point")`` stepped for ``--seconds``;
 the two seedings alternate in one process and each figure is the median of ``--repeats``
 runs of CPU time (the machine is shared: the ratio is the figure to quote). Printed per
@@ -13,25 +13,22 @@ case: steps/s with an int seed, with a seed list, and their ratio (list / int).
 
 from __future__ import annotations
 
+if not __package__:  # run as a file: this checkout's packages first (train/_bootstrap.py)
+    import _bootstrap  # noqa: F401
+
 import os
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from batched_speed import random_actions  # noqa: E402
-
 import envs  # noqa: E402, F401  (registers the ids)
+from benchmarks.timing import random_actions  # noqa: E402
 
 CASES = ("YahtzeeClassic-v0:1024", "DicePoker-v0:1024", "CardPoker-v0:1024")
 

@@ -143,7 +143,7 @@ def evaluate(
 def dice_ceiling(game: str, against: str | Agent, players: int, rules: dict) -> dict | None:
     """The exact ceiling of a best response to optimal dice-poker players (module docstring);
     None where the solver gives none (another game, another frozen agent)."""
-    if against != "optimal" or game not in games.names_for(DicePokerRules):
+    if against != "optimal" or games.get(game).name not in games.names_for(DicePokerRules):
         return None
     from agents.optimal.dice_poker import win_probabilities
 
