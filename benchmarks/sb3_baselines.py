@@ -27,9 +27,9 @@ default hyperparameters except these (``ALGOS``; the table's header prints each 
   Python calls per transition. ``buffer_size`` is the budget (SB3's 1M holds a budget
   of at most 1M whole too). QR-DQN explores over 10% of its run as DQN does (its default
   0.5% is tuned for 10M-step Atari runs).
-- the budgets: the on-policy rows more steps than the value-based ones, whose steps cost
-  several times more, chosen so that the whole table is about two hours of one core
-  (``--estimate`` predicts it from a short probe of each row).
+- the budgets (``ALGOS``, the table prints them): about a minute of one core per run for
+  every row, so that the whole table is about two hours of one core (``--estimate``
+  predicts it from a short probe of each row); the rows of a family share theirs.
 - the scorecard games train on rewards times 0.01 (the value nets' scale) and are
   measured in points.
 
@@ -124,40 +124,64 @@ class Algo:
 
 
 # On-policy rows: 256 games side by side, 64 steps each, so a rollout is 16,384 steps (SB3's
-# default is 2,048 steps of one env); minibatches of 4,096 (SB3's 64 would be 2,560
-# gradient steps per rollout, the cost of a whole run; at 4,096, 4 per epoch). A2C keeps its
-# 5-step rollouts (1,280 steps, one gradient step each: longer rollouts would leave a
-# budget a few hundred updates).
+# default is 2,048 steps of one env); minibatches of 4,096 (SB3's 64 would be 256 gradient
+# steps per epoch of such a rollout; at 4,096, 4). A2C keeps its 5-step rollouts (1,280
+# steps, one gradient step each: 16k-step rollouts would leave a budget a few dozen updates).
+GAMES_ON_POLICY = 256
 ON_POLICY = {"n_steps": 64, "batch_size": 4096}
-# Value-based rows: 32 games per step and one gradient step of 256 transitions after each
-# (SB3's default: one of 32 every 4 steps of one env). The same 8 replayed samples per
-# transition as SB3's default, at a tenth of its Python calls per transition.
+# Value-based rows: 64 games per step and one gradient step of 512 transitions after each
+# (SB3's default: one of 32 every 4 steps of one env): SB3's 8 replayed samples per
+# transition at a sixteenth of its Python calls per transition.
+GAMES_VALUE_BASED = 64
 VALUE_BASED = {"train_freq": 1, "gradient_steps": 1, "batch_size": 512}
+
+# The budgets (env steps per run) give each row about a minute of one core per run, so the
+# whole table is about two hours (``--estimate``): 20 rollouts for PPO, MaskablePPO and TRPO
+# (SB3's 10 epochs, or 10 critic updates, over every rollout are most of their cost), 10 for
+# RecurrentPPO (an LSTM), a million steps for A2C (one gradient step per rollout), 250k for
+# DQN and MaskableDQN, 100k for QR-DQN (a head of n_actions x n_quantiles outputs). The rows
+# of a family share their budget: masks against no masks is a comparison at equal steps.
+ROLLOUTS_20 = 20 * GAMES_ON_POLICY * ON_POLICY["n_steps"]  # 327,680
 
 ALGOS = {
     a.name: a
     for a in (
-        Algo("PPO", "stable_baselines3", "PPO", 1_000_000, 256, kwargs=ON_POLICY),
-        Algo("A2C", "stable_baselines3", "A2C", 1_000_000, 256),
-        Algo("DQN", "stable_baselines3", "DQN", 200_000, 64, value_based=True, kwargs=VALUE_BASED),
+        Algo("PPO", "stable_baselines3", "PPO", ROLLOUTS_20, GAMES_ON_POLICY, kwargs=ON_POLICY),
+        Algo("A2C", "stable_baselines3", "A2C", 1_000_000, GAMES_ON_POLICY),
+        Algo(
+            "DQN",
+            "stable_baselines3",
+            "DQN",
+            250_000,
+            GAMES_VALUE_BASED,
+            value_based=True,
+            kwargs=VALUE_BASED,
+        ),
         Algo(
             "QR-DQN",
             "sb3_contrib",
             "QRDQN",
-            200_000,
-            64,
+            100_000,
+            GAMES_VALUE_BASED,
             value_based=True,
             # QR-DQN's default explores over 0.5% of the run (tuned for 10M-step Atari runs):
-            # DQN's 10%, so the value-based rows explore alike
-            kwargs={**VALUE_BASED, "exploration_fraction": 0.1},
+            # DQN's 10%, so the value-based rows explore alike. Its head has n_actions x
+            # n_quantiles outputs and its loss compares every pair of quantiles: with SB3's
+            # 200 a step of 64 games and 512 samples costs over 50x DQN's, with 25 (within
+            # the QR-DQN paper's 10-200) about 4x
+            kwargs={
+                **VALUE_BASED,
+                "exploration_fraction": 0.1,
+                "policy_kwargs": {"n_quantiles": 25},
+            },
         ),
-        Algo("TRPO", "sb3_contrib", "TRPO", 1_000_000, 256, kwargs=ON_POLICY),
+        Algo("TRPO", "sb3_contrib", "TRPO", ROLLOUTS_20, GAMES_ON_POLICY, kwargs=ON_POLICY),
         Algo(
             "RecurrentPPO",
             "sb3_contrib",
             "RecurrentPPO",
-            1_000_000,
-            256,
+            ROLLOUTS_20 // 2,
+            GAMES_ON_POLICY,
             policy="MlpLstmPolicy",
             recurrent=True,
             kwargs=ON_POLICY,
@@ -166,8 +190,8 @@ ALGOS = {
             "MaskablePPO",
             "sb3_contrib",
             "MaskablePPO",
-            1_000_000,
-            256,
+            ROLLOUTS_20,
+            GAMES_ON_POLICY,
             masked=True,
             kwargs=ON_POLICY,
         ),
@@ -175,8 +199,8 @@ ALGOS = {
             "MaskableDQN",
             "agents.dqn",
             "MaskableDQN",
-            200_000,
-            64,
+            250_000,
+            GAMES_VALUE_BASED,
             masked=True,
             value_based=True,
             kwargs=VALUE_BASED,
@@ -383,9 +407,10 @@ def header(record: dict[str, Any]) -> list[str]:
     lines = [f"`{record['command']}`", ""] if record.get("command") else []
     lines += [
         "SB3's default hyperparameters except these (on-policy: 16,384-step rollouts over "
-        "many games of the batched engine and large minibatches, so that a million steps "
-        "are minutes; value-based: one gradient step of 256 after every step of 32 games, "
-        "SB3's replay ratio at a tenth of the calls):",
+        "many games of the batched engine and large minibatches; value-based: one gradient "
+        "step of 512 after every step of 64 games, SB3's replay ratio at a sixteenth of its "
+        "calls; budgets of about a minute of one core per run, so that the table is about "
+        "two hours; see benchmarks/sb3_baselines.py):",
         "",
         "| algorithm | budget | games in parallel | not SB3's default |",
         "|---|---|---|---|",
@@ -448,8 +473,8 @@ def table(record: dict[str, Any]) -> str:
 
 def _resumed(args, out_json: Path, algos: list[str]) -> dict[str, Any]:
     """The results already in ``--out``'s JSON (``--resume``), checked against this
-    command's settings (the evaluation, and the settings of every algorithm it measured
-    before that this command runs again); a fresh record when there is none."""
+    command's settings (the evaluation, and the settings of every algorithm with runs in
+    it that this command runs again); a fresh record when there is none."""
     evaluation = {"eval_games": args.eval_games, "eval_seed": EVAL_SEED}
     settings = {name: ALGOS[name].resolved(args.budget) for name in algos}
     if not out_json.exists():
@@ -457,9 +482,10 @@ def _resumed(args, out_json: Path, algos: list[str]) -> dict[str, Any]:
     done = json.loads(out_json.read_text())
     differ = [f"{k}={done.get(k)} (this command: {v})" for k, v in evaluation.items()
               if done.get(k) != v]  # fmt: skip
+    measured = {r["algo"] for r in done["runs"]}  # an algorithm without runs may change
     for name, now in settings.items():
         before = done["settings"].get(name)
-        if before is not None:
+        if name in measured:
             differ += [f"{name} {k}={before[k]} (this command: {v})" for k, v in now.items()
                        if before[k] != v]  # fmt: skip
     if differ:

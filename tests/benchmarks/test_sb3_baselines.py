@@ -147,7 +147,7 @@ def test_estimate_predicts_each_row_and_writes_nothing(tiny, tmp_path, monkeypat
     assert (
         out["predicted_s"]["wall"] > 0 < out["predicted_s"]["cpu"] and "predicted table:" in printed
     )
-    assert "1,000,000 steps + eval" in printed and "200,000 steps + eval" in printed
+    assert "1,000,000 steps + eval" in printed and "100,000 steps + eval" in printed
     assert not list(tmp_path.iterdir())
 
 
