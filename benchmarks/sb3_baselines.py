@@ -184,7 +184,9 @@ ALGOS = {
             GAMES_ON_POLICY,
             policy="MlpLstmPolicy",
             recurrent=True,
-            kwargs=ON_POLICY,
+            # an LSTM of 64 units, as wide as the other rows' MLP layers: SB3's 256 (two of
+            # them, actor and critic) cost over 20x PPO's step, most of a run's budget
+            kwargs={**ON_POLICY, "policy_kwargs": {"lstm_hidden_size": 64}},
         ),
         Algo(
             "MaskablePPO",
@@ -339,6 +341,10 @@ def estimate(
     evaluation as measured), and return the predicted seconds of the whole table: ``wall``
     at this machine's present load, ``cpu`` this process's CPU seconds (the wall time
     where it has a core to itself)."""
+    from importlib import import_module
+
+    for name in algos:  # imported before any probe: a first import is no row's cost
+        import_module(ALGOS[name].module)
     total = {"wall": 0.0, "cpu": 0.0}
     print(f"probe: {probe:,} steps per (algorithm, game), seed 0; {seeds} seeds in the table")
     for game in picked:
@@ -415,7 +421,10 @@ def header(record: dict[str, Any]) -> list[str]:
         "| algorithm | budget | games in parallel | not SB3's default |",
         "|---|---|---|---|",
     ]
+    measured = {r["algo"] for r in record["runs"]}
     for name, st in record["settings"].items():
+        if name not in measured:
+            continue
         changed = ", ".join(f"{k}={v}" for k, v in st["kwargs"].items()) or "—"
         lines.append(f"| {name} | {st['budget']:,} | {st['n_envs']} | {changed} |")
     return lines + [""]

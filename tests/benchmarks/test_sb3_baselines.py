@@ -159,3 +159,27 @@ def test_the_masked_dqn_row_is_scaled_as_dqn():
     assert (masked.n_envs, masked.kwargs, masked.policy, masked.budget) == (
         dqn.n_envs, dqn.kwargs, dqn.policy, dqn.budget
     )  # fmt: skip
+
+
+def test_resume_takes_new_settings_only_for_rows_not_yet_measured(tiny, tmp_path, monkeypatch):
+    args = ["--budget", "64", "--seeds", "1", "--eval-games", "4", "--only", "PPO,A2C,dice_poker"]
+    args += ["--out", str(tmp_path / "t.md")]
+    run_one = sb3_baselines.run_one
+
+    def killed_at_a2c(algo, *a, **k):
+        if algo.name == "A2C":
+            raise KeyboardInterrupt
+        return run_one(algo, *a, **k)
+
+    monkeypatch.setattr(sb3_baselines, "run_one", killed_at_a2c)
+    with pytest.raises(KeyboardInterrupt):
+        sb3_baselines.main(args)
+    monkeypatch.setattr(sb3_baselines, "run_one", run_one)
+    algos = sb3_baselines.ALGOS
+    monkeypatch.setitem(algos, "A2C", dataclasses.replace(algos["A2C"], n_envs=2))
+    record = sb3_baselines.main([*args, "--resume"])
+    assert [r["algo"] for r in record["runs"]] == ["PPO", "A2C"]
+    assert record["settings"]["A2C"]["n_envs"] == 2
+    monkeypatch.setitem(algos, "PPO", dataclasses.replace(algos["PPO"], n_envs=2))
+    with pytest.raises(SystemExit, match="PPO n_envs=4 \\(this command: 2\\)"):
+        sb3_baselines.main([*args, "--resume"])
