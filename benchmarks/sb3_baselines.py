@@ -25,11 +25,13 @@ default hyperparameters except these (``ALGOS``; the table's header prints each 
   gradient_steps=1, batch_size=512``, one gradient step of 512 after every 64
   transitions: SB3's replay ratio (32 samples per 4 transitions) at a sixteenth of its
   Python calls per transition. ``buffer_size`` is the budget (SB3's 1M holds a budget
-  of at most 1M whole too). QR-DQN explores over 10% of its run as DQN does (its default
-  0.5% is tuned for 10M-step Atari runs).
+  of at most 1M whole too). QR-DQN: 25 quantiles (with SB3's 200 its step costs over 50x
+  DQN's) and exploration over 10% of its run as DQN's (its default 0.5% is tuned for
+  10M-step Atari runs).
 - the budgets (``ALGOS``, the table prints them): about a minute of one core per run for
   every row, so that the whole table is about two hours of one core (``--estimate``
-  predicts it from a short probe of each row); the rows of a family share theirs.
+  predicts it from a short probe of each row). PPO and MaskablePPO, DQN and MaskableDQN
+  share theirs: masks against no masks at equal steps.
 - the scorecard games train on rewards times 0.01 (the value nets' scale) and are
   measured in points.
 
@@ -137,8 +139,9 @@ VALUE_BASED = {"train_freq": 1, "gradient_steps": 1, "batch_size": 512}
 
 # The budgets (env steps per run) give each row about a minute of one core per run, so the
 # whole table is about two hours (``--estimate``): 20 rollouts for PPO, MaskablePPO and TRPO
-# (SB3's 10 epochs, or 10 critic updates, over every rollout are most of their cost), 10 for
-# RecurrentPPO (an LSTM), a million steps for A2C (one gradient step per rollout), 250k for
+# (SB3's 10 epochs, or 10 critic updates, over every rollout are most of their cost), 4 for
+# RecurrentPPO (a step costs it over 10x PPO's: neither LSTMs of 64 units nor one minibatch
+# per epoch made it cheaper), a million steps for A2C (one gradient step per rollout), 250k for
 # DQN and MaskableDQN, 100k for QR-DQN (a head of n_actions x n_quantiles outputs). The rows
 # of a family share their budget: masks against no masks is a comparison at equal steps.
 ROLLOUTS_20 = 20 * GAMES_ON_POLICY * ON_POLICY["n_steps"]  # 327,680
@@ -180,13 +183,11 @@ ALGOS = {
             "RecurrentPPO",
             "sb3_contrib",
             "RecurrentPPO",
-            ROLLOUTS_20 // 2,
+            ROLLOUTS_20 // 5,
             GAMES_ON_POLICY,
             policy="MlpLstmPolicy",
             recurrent=True,
-            # an LSTM of 64 units, as wide as the other rows' MLP layers: SB3's 256 (two of
-            # them, actor and critic) cost over 20x PPO's step, most of a run's budget
-            kwargs={**ON_POLICY, "policy_kwargs": {"lstm_hidden_size": 64}},
+            kwargs=ON_POLICY,
         ),
         Algo(
             "MaskablePPO",
