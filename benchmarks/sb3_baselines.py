@@ -60,6 +60,7 @@ comes out as it would in one (the runs are seeded: only the wall times differ).
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 import time
@@ -110,7 +111,7 @@ class Algo:
         """The settings of a run of ``budget`` steps (the row's own by default): its
         budget, games in parallel and the constructor arguments that differ from SB3's."""
         budget = self.budget if budget is None else budget
-        kwargs = dict(self.kwargs)
+        kwargs = copy.deepcopy(self.kwargs)  # SB3 adds to a policy_kwargs it is given
         if self.value_based:
             # SB3's default buffer (1M) never fills within a budget of at most 1M; holding
             # just the budget behaves the same and allocates less

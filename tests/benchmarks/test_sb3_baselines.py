@@ -33,7 +33,8 @@ def test_tiny_table(tiny, tmp_path, capsys):
     result = sb3_baselines.main(
         [
             "--budget", "64", "--seeds", "1", "--eval-games", "4",
-            "--only", "PPO,DQN,RecurrentPPO,MaskablePPO,MaskableDQN,yahtzee_classic,dice_poker",
+            "--only", "PPO,DQN,QR-DQN,RecurrentPPO,MaskablePPO,MaskableDQN,"
+            "yahtzee_classic,dice_poker",
             "--out", str(out),
         ]
     )  # fmt: skip
@@ -41,7 +42,7 @@ def test_tiny_table(tiny, tmp_path, capsys):
     assert {(r["game"], r["algo"]) for r in runs} == {
         (g, a)
         for g in ("yahtzee_classic", "dice_poker")
-        for a in ("PPO", "DQN", "RecurrentPPO", "MaskablePPO", "MaskableDQN")
+        for a in ("PPO", "DQN", "QR-DQN", "RecurrentPPO", "MaskablePPO", "MaskableDQN")
     }
     for r in runs:
         assert r["steps"] >= 64 and r["train_s"] > 0 and 0 <= r["illegal"] <= 1
@@ -52,11 +53,11 @@ def test_tiny_table(tiny, tmp_path, capsys):
     assert result["optimal"]["dice_poker"] is None
     assert set(result["references"]["dice_poker"]) == {"heuristic", "optimal", "random"}
     text = out.read_text()
-    assert text.count("| yahtzee_classic |") == 5 and text.count("| dice_poker |") == 5
+    assert text.count("| yahtzee_classic |") == 6 and text.count("| dice_poker |") == 6
     assert "| aware |" in text and "| unaware |" in text
     assert json.loads(out.with_suffix(".json").read_text())["runs"] == runs
     lines = capsys.readouterr().out.splitlines()
-    assert sum(line.startswith("[") for line in lines) == 10  # a progress line per run
+    assert sum(line.startswith("[") for line in lines) == 12  # a progress line per run
 
 
 def test_only_names_what_it_does_not_know(tmp_path):
