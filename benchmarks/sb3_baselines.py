@@ -64,6 +64,7 @@ import copy
 import json
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -413,6 +414,12 @@ def header(record: dict[str, Any]) -> list[str]:
     """What the table measured: its command, and each algorithm's budget and the settings
     that differ from SB3's defaults (why: :data:`ON_POLICY`, :data:`VALUE_BASED`)."""
     lines = [f"`{record['command']}`", ""] if record.get("command") else []
+    per_row = Counter((r["game"], r["algo"]) for r in record["runs"])
+    if per_row:
+        seeds = sorted(set(per_row.values()))
+        count = str(seeds[0]) if len(seeds) == 1 else f"{seeds[0]} to {seeds[-1]}"
+        plural = "s" if seeds[-1] > 1 else ""
+        lines += [f"{len(per_row)} rows measured, {count} seed{plural} each.", ""]
     lines += [
         "SB3's default hyperparameters except these (on-policy: 16,384-step rollouts over "
         "many games of the batched engine and large minibatches; value-based: one gradient "
@@ -437,7 +444,7 @@ def table(record: dict[str, Any]) -> str:
     runs, refs, optima = record["runs"], record["references"], record["optimal"]
     lines = header(record) + [
         "| game | algorithm | masks | budget | seeds | result (mean ± sd of seeds) | illegal "
-        "| heuristic | optimal | random | train s/run | eval s/run |",
+        "| heuristic | optimal | random | train s/run (CPU s) | eval s/run |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for game in dict.fromkeys(r["game"] for r in runs):
@@ -464,7 +471,8 @@ def table(record: dict[str, Any]) -> str:
                         cells.get("heuristic", "—"),
                         cells.get("optimal", "—"),
                         cells.get("random", "—"),
-                        f"{np.mean([r['train_s'] for r in rs]):.1f}",
+                        f"{np.mean([r['train_s'] for r in rs]):.1f} "
+                        f"({np.mean([r.get('train_cpu_s', np.nan) for r in rs]):.1f})",
                         f"{np.mean([r['eval_s'] for r in rs]):.1f}",
                     ]
                 )
@@ -477,7 +485,8 @@ def table(record: dict[str, Any]) -> str:
         + "). Pokers: chips per game in a random seat (dice: heuristic opponents; card: "
         "quick). Heuristic, optimal and random: that player in the learner's place on the "
         "same evaluation deals (mean ± 95% CI). Illegal: evaluation games a mask-unaware "
-        "model ended with an illegal action (scored as they stood).",
+        "model ended with an illegal action (scored as they stood). Train s/run: wall seconds at "
+        "the machine's load, this process's CPU seconds in brackets.",
     ]
     return "\n".join(lines + notes) + "\n"
 
