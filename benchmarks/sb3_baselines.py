@@ -1,19 +1,39 @@
 """The baseline table: every stable-baselines3 and sb3-contrib algorithm for a discrete
 action space on every game, scored the same way as every agent of the project.
 
-    python benchmarks/sb3_baselines.py                        # the whole table (hours)
+    python benchmarks/sb3_baselines.py             # the whole table: 8 rows x 5 games x 3 seeds
+    python benchmarks/sb3_baselines.py --resume    # continue it after a kill or a Ctrl-C
+    python benchmarks/sb3_baselines.py --estimate 32768 --only yahtzee_classic,dice_poker
     python benchmarks/sb3_baselines.py --budget 20000 --seeds 1 --only PPO,DQN,yahtzee_classic
-    python benchmarks/sb3_baselines.py --budget 1000000 --seeds 3 --out benchmarks/results/b1m.md
 
 Rows: ``PPO``, ``A2C``, ``DQN``, ``QR-DQN``, ``TRPO``, ``RecurrentPPO`` (mask-unaware:
 trained and measured with ``illegal_action="terminate"``, so an illegal action ends the
 game where it stands), ``MaskablePPO`` and ``MaskableDQN`` (mask-aware: ``action_masks()``,
 never an illegal action; ``MaskableDQN`` is SB3's ``DQN`` with masks,
-:class:`agents.dqn.MaskableDQN`), side by side. Each trains ``--budget`` steps per seed on
-the game's batched engine behind SB3's ``VecEnv`` (:class:`agents.tables.BatchedVecEnv`), with SB3's
-default hyperparameters except the number of parallel games and, for the value-based
-methods, a replay start and exploration scaled to the budget (``ALGOS``); the scorecard
-games train on rewards times 0.01 (the value nets' scale) and are measured in points.
+:class:`agents.dqn.MaskableDQN`), side by side. Each row trains its own budget of env
+steps per seed (``Algo.budget``; ``--budget`` gives every row one budget) on the game's
+batched engine behind SB3's ``VecEnv`` (:class:`agents.tables.BatchedVecEnv`), with SB3's
+default hyperparameters except these (``ALGOS``; the table's header prints each row's):
+
+- on-policy (PPO, MaskablePPO, TRPO, RecurrentPPO): 256 games side by side and
+  ``n_steps=64``, so a rollout is 16,384 steps (SB3's default: 2,048 steps of one env),
+  and ``batch_size=4096`` (SB3's 64 would make each epoch of such a rollout 256 small
+  gradient steps; PPO's 10 epochs stay). A2C: the same 256 games and its own 5-step
+  rollouts (1,280 steps, one gradient step each: 16k-step rollouts would leave it a few
+  dozen updates in a budget).
+- value-based (DQN, QR-DQN, MaskableDQN): 64 games per step and ``train_freq=1,
+  gradient_steps=1, batch_size=512``, one gradient step of 512 after every 64
+  transitions: SB3's replay ratio (32 samples per 4 transitions) at a sixteenth of its
+  Python calls per transition. ``buffer_size`` is the budget (SB3's 1M holds a budget
+  of at most 1M whole too). QR-DQN: 25 quantiles (with SB3's 200 its step costs over 50x
+  DQN's) and exploration over 10% of its run as DQN's (its default 0.5% is tuned for
+  10M-step Atari runs).
+- the budgets (``ALGOS``, the table prints them): about a minute of one core per run for
+  every row, so that the whole table is about two hours of one core (``--estimate``
+  predicts it from a short probe of each row). PPO and MaskablePPO, DQN and MaskableDQN
+  share theirs: masks against no masks at equal steps.
+- the scorecard games train on rewards times 0.01 (the value nets' scale) and are
+  measured in points.
 
 Scored as ``train/ppo.py`` scores its runs, on ``--eval-games`` games of the batched engine
 with one evaluation seed, so every agent meets the same deals in the same seats:
@@ -30,18 +50,21 @@ A game that a mask-unaware model ends with an illegal action counts what it had:
 points filled so far, or the chips with its stake forfeited (``illegal`` is the share of
 evaluation games that ended so). Means come with a 95% CI (``agents.arena.mean_interval``)
 per run; the table gives the mean over seeds with the spread of the seeds' means. Wall
-time is per run (training, then evaluation). Writes a markdown table to ``--out`` and the
-same results as JSON beside it (``.json``) after every run, one progress line per run;
-``--resume`` continues such a file (the same settings), measuring only the runs it lacks,
-so the table can be built over several sittings.
+time is per run (training, with its CPU seconds in the JSON, then evaluation). Writes a
+markdown table to ``--out`` and the same results as JSON beside it (``.json``) after every
+run, one progress line per run; ``--resume`` continues such a file (the same settings),
+measuring only the runs it lacks, so the table can be built over several sittings and
+comes out as it would in one (the runs are seeded: only the wall times differ).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,73 +91,123 @@ GAMES = ("yahtzee", "yahtzee_classic", "dice_poker", "dice_poker6", "card_poker"
 
 @dataclass(frozen=True)
 class Algo:
-    """One row kind of the table: where the class lives and how it is built."""
+    """One row kind of the table: where the class lives, how it is built, its budget.
+
+    ``n_envs`` games play side by side on one batched engine; ``kwargs`` are exactly the
+    constructor arguments that differ from SB3's defaults (the table's header prints them).
+    """
 
     name: str
     module: str  # "stable_baselines3", "sb3_contrib" or "agents.dqn" (MaskableDQN)
     cls: str
+    budget: int  # env steps per run
+    n_envs: int
     masked: bool = False  # MaskablePPO, MaskableDQN: train and act with the masks
     recurrent: bool = False  # RecurrentPPO: predict carries the LSTM state
-    n_envs: int = 16
+    value_based: bool = False  # DQN, QR-DQN, MaskableDQN: a replay buffer
     policy: str = "MlpPolicy"
     kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def resolved(self, budget: int | None = None) -> dict[str, Any]:
+        """The settings of a run of ``budget`` steps (the row's own by default): its
+        budget, games in parallel and the constructor arguments that differ from SB3's."""
+        budget = self.budget if budget is None else budget
+        kwargs = copy.deepcopy(self.kwargs)  # SB3 adds to a policy_kwargs it is given
+        if self.value_based:
+            # SB3's default buffer (1M) never fills within a budget of at most 1M; holding
+            # just the budget behaves the same and allocates less
+            kwargs["buffer_size"] = min(budget, 1_000_000)
+        return {"budget": budget, "n_envs": self.n_envs, "kwargs": kwargs}
 
     def build(self, env, seed: int, budget: int):
         from importlib import import_module
 
         cls = getattr(import_module(self.module), self.cls)
-        kwargs = dict(self.kwargs)
-        if "learning_starts" in kwargs:  # value-based: start and explore within the budget
-            kwargs["learning_starts"] = min(kwargs["learning_starts"], max(budget // 10, 32))
-            kwargs.setdefault("exploration_fraction", 0.2)
+        kwargs = self.resolved(budget)["kwargs"]
         return cls(self.policy, env, seed=seed, device="cpu", verbose=0, **kwargs)
 
 
-# DQN, QR-DQN and MaskableDQN alike: replay start and buffer (Algo.build scales the start
-# and the exploration to the budget)
-VALUE_BASED = {"learning_starts": 10_000, "buffer_size": 200_000}
+# On-policy rows: 256 games side by side, 64 steps each, so a rollout is 16,384 steps (SB3's
+# default is 2,048 steps of one env); minibatches of 4,096 (SB3's 64 would be 256 gradient
+# steps per epoch of such a rollout; at 4,096, 4). A2C keeps its 5-step rollouts (1,280
+# steps, one gradient step each: 16k-step rollouts would leave a budget a few dozen updates).
+GAMES_ON_POLICY = 256
+ON_POLICY = {"n_steps": 64, "batch_size": 4096}
+# Value-based rows: 64 games per step and one gradient step of 512 transitions after each
+# (SB3's default: one of 32 every 4 steps of one env): SB3's 8 replayed samples per
+# transition at a sixteenth of its Python calls per transition.
+GAMES_VALUE_BASED = 64
+VALUE_BASED = {"train_freq": 1, "gradient_steps": 1, "batch_size": 512}
+
+# The budgets (env steps per run) give each row about a minute of one core per run, so the
+# whole table is about two hours (``--estimate``): 20 rollouts for PPO, MaskablePPO and TRPO
+# (SB3's 10 epochs, or 10 critic updates, over every rollout are most of their cost), 4 for
+# RecurrentPPO (a step costs it over 10x PPO's: neither LSTMs of 64 units nor one minibatch
+# per epoch made it cheaper), a million steps for A2C (one gradient step per rollout), 250k for
+# DQN and MaskableDQN, 100k for QR-DQN (a head of n_actions x n_quantiles outputs). The rows
+# of a family share their budget: masks against no masks is a comparison at equal steps.
+ROLLOUTS_20 = 20 * GAMES_ON_POLICY * ON_POLICY["n_steps"]  # 327,680
 
 ALGOS = {
     a.name: a
     for a in (
-        Algo("PPO", "stable_baselines3", "PPO", kwargs={"n_steps": 128, "batch_size": 256}),
-        Algo("A2C", "stable_baselines3", "A2C"),
+        Algo("PPO", "stable_baselines3", "PPO", ROLLOUTS_20, GAMES_ON_POLICY, kwargs=ON_POLICY),
+        Algo("A2C", "stable_baselines3", "A2C", 1_000_000, GAMES_ON_POLICY),
         Algo(
             "DQN",
             "stable_baselines3",
             "DQN",
-            n_envs=4,
+            250_000,
+            GAMES_VALUE_BASED,
+            value_based=True,
             kwargs=VALUE_BASED,
         ),
         Algo(
             "QR-DQN",
             "sb3_contrib",
             "QRDQN",
-            n_envs=4,
-            kwargs=VALUE_BASED,
+            100_000,
+            GAMES_VALUE_BASED,
+            value_based=True,
+            # QR-DQN's default explores over 0.5% of the run (tuned for 10M-step Atari runs):
+            # DQN's 10%, so the value-based rows explore alike. Its head has n_actions x
+            # n_quantiles outputs and its loss compares every pair of quantiles: with SB3's
+            # 200 a step of 64 games and 512 samples costs over 50x DQN's, with 25 (within
+            # the QR-DQN paper's 10-200) about 4x
+            kwargs={
+                **VALUE_BASED,
+                "exploration_fraction": 0.1,
+                "policy_kwargs": {"n_quantiles": 25},
+            },
         ),
-        Algo("TRPO", "sb3_contrib", "TRPO", kwargs={"n_steps": 128, "batch_size": 256}),
+        Algo("TRPO", "sb3_contrib", "TRPO", ROLLOUTS_20, GAMES_ON_POLICY, kwargs=ON_POLICY),
         Algo(
             "RecurrentPPO",
             "sb3_contrib",
             "RecurrentPPO",
+            ROLLOUTS_20 // 5,
+            GAMES_ON_POLICY,
             policy="MlpLstmPolicy",
             recurrent=True,
-            kwargs={"n_steps": 128, "batch_size": 256},
+            kwargs=ON_POLICY,
         ),
         Algo(
             "MaskablePPO",
             "sb3_contrib",
             "MaskablePPO",
+            ROLLOUTS_20,
+            GAMES_ON_POLICY,
             masked=True,
-            kwargs={"n_steps": 128, "batch_size": 256},
+            kwargs=ON_POLICY,
         ),
         Algo(
             "MaskableDQN",
             "agents.dqn",
             "MaskableDQN",
+            250_000,
+            GAMES_VALUE_BASED,
             masked=True,
-            n_envs=4,
+            value_based=True,
             kwargs=VALUE_BASED,
         ),
     )
@@ -242,10 +315,10 @@ def run_one(algo: Algo, game: str, seed: int, budget: int, n_eval: int) -> dict[
         illegal_action=mode,
         **env_options(game, training=True),
     )
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     model = algo.build(vec, seed, budget)
     model.learn(budget)
-    train_s = time.perf_counter() - start
+    train_s, train_cpu_s = time.perf_counter() - start, time.process_time() - cpu
     start = time.perf_counter()
     results, illegal = score_model(model, algo, game, n_eval)
     return {
@@ -258,8 +331,58 @@ def run_one(algo: Algo, game: str, seed: int, budget: int, n_eval: int) -> dict[
         "result": summary(results),
         "illegal": illegal,
         "train_s": round(train_s, 2),
+        "train_cpu_s": round(train_cpu_s, 2),  # this process's CPU time: the load's share out
         "eval_s": round(time.perf_counter() - start, 2),
     }
+
+
+def estimate(
+    algos: list[str], picked: list[str], probe: int, seeds: int, n_eval: int, budget: int | None
+) -> dict[str, float]:
+    """Train every (algorithm, game) ``probe`` steps, print each row's steps/s and its
+    predicted time per run at its budget (training at the probe's rate, then the
+    evaluation as measured), and return the predicted seconds of the whole table: ``wall``
+    at this machine's present load, ``cpu`` this process's CPU seconds (the wall time
+    where it has a core to itself)."""
+    from importlib import import_module
+
+    for name in algos:  # imported before any probe: a first import is no row's cost
+        import_module(ALGOS[name].module)
+    total = {"wall": 0.0, "cpu": 0.0}
+    print(f"probe: {probe:,} steps per (algorithm, game), seed 0; {seeds} seeds in the table")
+    for game in picked:
+        start, cpu = time.perf_counter(), time.process_time()
+        references(game, n_eval)  # once per game in the table; the optimum's solve included
+        refs = {"wall": time.perf_counter() - start, "cpu": time.process_time() - cpu}
+        for k in total:
+            total[k] += refs[k]
+        print(f"{game}: references {refs['wall']:.1f}s ({refs['cpu']:.1f} CPU s)", flush=True)
+        for name in algos:
+            algo = ALGOS[name]
+            steps = algo.budget if budget is None else budget
+            cpu = time.process_time()
+            run = run_one(algo, game, 0, probe, n_eval)
+            eval_cpu = time.process_time() - cpu - run["train_cpu_s"]
+            rate = {k: run["steps"] / max(run[t], 1e-9) for k, t in
+                    (("wall", "train_s"), ("cpu", "train_cpu_s"))}  # fmt: skip
+            per_run = {
+                "wall": steps / rate["wall"] + run["eval_s"],
+                "cpu": steps / rate["cpu"] + eval_cpu,
+            }
+            for k in total:
+                total[k] += seeds * per_run[k]
+            print(
+                f"  {name:>12}: {rate['wall']:7,.0f} steps/s ({rate['cpu']:7,.0f} per CPU s) "
+                f"over {run['steps']:,} steps; {steps:,} steps + eval = "
+                f"{per_run['wall'] / 60:5.1f} min per run ({per_run['cpu'] / 60:5.1f} CPU min), "
+                f"x{seeds} = {seeds * per_run['wall'] / 60:5.1f} min",
+                flush=True,
+            )
+    print(
+        f"predicted table: {total['wall'] / 3600:.2f} h at this load, "
+        f"{total['cpu'] / 3600:.2f} h of one free core (CPU time)"
+    )
+    return total
 
 
 def _pick(only: str | None) -> tuple[list[str], list[str]]:
@@ -287,11 +410,41 @@ def _fmt(x: dict[str, float], pct_of: float | None = None, chips: bool = False) 
     return text
 
 
-def table(runs: list[dict], refs: dict[str, dict], optima: dict[str, float | None]) -> str:
-    """The markdown table: one row per (game, algorithm), seeds pooled."""
-    lines = [
+def header(record: dict[str, Any]) -> list[str]:
+    """What the table measured: its command, and each algorithm's budget and the settings
+    that differ from SB3's defaults (why: :data:`ON_POLICY`, :data:`VALUE_BASED`)."""
+    lines = [f"`{record['command']}`", ""] if record.get("command") else []
+    per_row = Counter((r["game"], r["algo"]) for r in record["runs"])
+    if per_row:
+        seeds = sorted(set(per_row.values()))
+        count = str(seeds[0]) if len(seeds) == 1 else f"{seeds[0]} to {seeds[-1]}"
+        plural = "s" if seeds[-1] > 1 else ""
+        lines += [f"{len(per_row)} rows measured, {count} seed{plural} each.", ""]
+    lines += [
+        "SB3's default hyperparameters except these (on-policy: 16,384-step rollouts over "
+        "many games of the batched engine and large minibatches; value-based: one gradient "
+        "step of 512 after every step of 64 games, SB3's replay ratio at a sixteenth of its "
+        "calls; budgets of about a minute of one core per run, so that the table is about "
+        "two hours; see benchmarks/sb3_baselines.py):",
+        "",
+        "| algorithm | budget | games in parallel | not SB3's default |",
+        "|---|---|---|---|",
+    ]
+    measured = {r["algo"] for r in record["runs"]}
+    for name, st in record["settings"].items():
+        if name not in measured:
+            continue
+        changed = ", ".join(f"{k}={v}" for k, v in st["kwargs"].items()) or "—"
+        lines.append(f"| {name} | {st['budget']:,} | {st['n_envs']} | {changed} |")
+    return lines + [""]
+
+
+def table(record: dict[str, Any]) -> str:
+    """The markdown table: the settings, then one row per (game, algorithm), seeds pooled."""
+    runs, refs, optima = record["runs"], record["references"], record["optimal"]
+    lines = header(record) + [
         "| game | algorithm | masks | budget | seeds | result (mean ± sd of seeds) | illegal "
-        "| heuristic | optimal | random | train s/run | eval s/run |",
+        "| heuristic | optimal | random | train s/run (CPU s) | eval s/run |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for game in dict.fromkeys(r["game"] for r in runs):
@@ -318,7 +471,8 @@ def table(runs: list[dict], refs: dict[str, dict], optima: dict[str, float | Non
                         cells.get("heuristic", "—"),
                         cells.get("optimal", "—"),
                         cells.get("random", "—"),
-                        f"{np.mean([r['train_s'] for r in rs]):.1f}",
+                        f"{np.mean([r['train_s'] for r in rs]):.1f} "
+                        f"({np.mean([r.get('train_cpu_s', np.nan) for r in rs]):.1f})",
                         f"{np.mean([r['eval_s'] for r in rs]):.1f}",
                     ]
                 )
@@ -331,37 +485,53 @@ def table(runs: list[dict], refs: dict[str, dict], optima: dict[str, float | Non
         + "). Pokers: chips per game in a random seat (dice: heuristic opponents; card: "
         "quick). Heuristic, optimal and random: that player in the learner's place on the "
         "same evaluation deals (mean ± 95% CI). Illegal: evaluation games a mask-unaware "
-        "model ended with an illegal action (scored as they stood).",
+        "model ended with an illegal action (scored as they stood). Train s/run: wall seconds at "
+        "the machine's load, this process's CPU seconds in brackets.",
     ]
     return "\n".join(lines + notes) + "\n"
 
 
-def _resumed(args, out_json: Path) -> dict[str, Any]:
+def _resumed(args, out_json: Path, algos: list[str]) -> dict[str, Any]:
     """The results already in ``--out``'s JSON (``--resume``), checked against this
-    command's settings; a fresh record when there is none."""
-    settings = {"budget": args.budget, "eval_games": args.eval_games, "eval_seed": EVAL_SEED}
+    command's settings (the evaluation, and the settings of every algorithm with runs in
+    it that this command runs again); a fresh record when there is none."""
+    evaluation = {"eval_games": args.eval_games, "eval_seed": EVAL_SEED}
+    settings = {name: ALGOS[name].resolved(args.budget) for name in algos}
     if not out_json.exists():
-        return {**settings, "optimal": {}, "references": {}, "runs": []}
+        return {**evaluation, "settings": settings, "optimal": {}, "references": {}, "runs": []}
     done = json.loads(out_json.read_text())
-    differ = {k: (done.get(k), v) for k, v in settings.items() if done.get(k) != v}
+    differ = [f"{k}={done.get(k)} (this command: {v})" for k, v in evaluation.items()
+              if done.get(k) != v]  # fmt: skip
+    measured = {r["algo"] for r in done["runs"]}  # an algorithm without runs may change
+    for name, now in settings.items():
+        before = done["settings"].get(name)
+        if name in measured:
+            differ += [f"{name} {k}={before[k]} (this command: {v})" for k, v in now.items()
+                       if before[k] != v]  # fmt: skip
     if differ:
         raise SystemExit(
             f"--resume: {out_json} was measured with "
-            + ", ".join(f"{k}={a} (this command: {b})" for k, (a, b) in differ.items())
+            + ", ".join(differ)
             + "; rerun with the same settings or give another --out"
         )
+    done["settings"].update(settings)
     return done
 
 
 def _save(record: dict[str, Any], out: Path) -> None:
     """The markdown table and its JSON, each written whole (a kill leaves the last pair)."""
     write_text(out.with_suffix(".json"), json.dumps(record, indent=1))
-    write_text(out, table(record["runs"], record["references"], record["optimal"]))
+    write_text(out, table(record))
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--budget", type=int, default=200_000, help="env steps per run")
+    parser.add_argument(
+        "--budget",
+        type=int,
+        default=None,
+        help="env steps of every run (default: each algorithm's own, ALGOS)",
+    )
     parser.add_argument("--seeds", type=int, default=3, help="seeds per algorithm and game")
     parser.add_argument("--eval-games", type=int, default=2_000, help="games per evaluation")
     parser.add_argument("--only", default=None, help="comma-separated algorithms and games")
@@ -376,11 +546,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         action="store_true",
         help="keep the runs already in --out's JSON and measure only the missing ones",
     )
+    parser.add_argument(
+        "--estimate",
+        type=int,
+        default=None,
+        metavar="STEPS",
+        help="write nothing: probe each algorithm and game STEPS steps and print the "
+        "predicted time of the table (e.g. 50000: a few rollouts of each)",
+    )
     args = parser.parse_args(argv)
-    for key in ("budget", "seeds", "eval_games"):
-        if getattr(args, key) < (2 if key == "eval_games" else 1):
-            parser.error(f"--{key.replace('_', '-')} must be a positive whole number")
+    for key in ("budget", "seeds", "eval_games", "estimate"):
+        value = getattr(args, key)
+        if value is not None and value < (2 if key == "eval_games" else 1):
+            parser.error(f"--{key.replace('_', '-')} {value}: give a positive whole number")
     algos, picked = _pick(args.only)
+    if args.estimate:
+        return {"predicted_s": estimate(
+            algos, picked, args.estimate, args.seeds, args.eval_games, args.budget
+        )}  # fmt: skip
     if args.out.exists() and args.out.is_dir():
         parser.error(f"--out {args.out} is a folder; give a file path (.md)")
     out_json = args.out.with_suffix(".json")
@@ -388,7 +571,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         parser.error(f"--out {args.out} exists; pass --resume to continue it, or another --out")
     args.out.parent.mkdir(parents=True, exist_ok=True)
 
-    record = _resumed(args, out_json)
+    record = _resumed(args, out_json, algos)
     record["command"] = " ".join(["python", "benchmarks/sb3_baselines.py", *(argv or sys.argv[1:])])
     for game in picked:
         if game in record["references"]:
@@ -414,7 +597,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if done:
         print(f"--resume: {len(done)} runs kept from {out_json}, {len(todo)} to measure")
     for k, (game, name, seed) in enumerate(todo, 1):
-        run = run_one(ALGOS[name], game, seed, args.budget, args.eval_games)
+        budget = record["settings"][name]["budget"]
+        run = run_one(ALGOS[name], game, seed, budget, args.eval_games)
         record["runs"].append(run)
         _save(record, args.out)  # after every run: a kill loses at most the run in hand
         best = record["optimal"][game]

@@ -33,7 +33,8 @@ def test_tiny_table(tiny, tmp_path, capsys):
     result = sb3_baselines.main(
         [
             "--budget", "64", "--seeds", "1", "--eval-games", "4",
-            "--only", "PPO,DQN,RecurrentPPO,MaskablePPO,MaskableDQN,yahtzee_classic,dice_poker",
+            "--only", "PPO,DQN,QR-DQN,RecurrentPPO,MaskablePPO,MaskableDQN,"
+            "yahtzee_classic,dice_poker",
             "--out", str(out),
         ]
     )  # fmt: skip
@@ -41,7 +42,7 @@ def test_tiny_table(tiny, tmp_path, capsys):
     assert {(r["game"], r["algo"]) for r in runs} == {
         (g, a)
         for g in ("yahtzee_classic", "dice_poker")
-        for a in ("PPO", "DQN", "RecurrentPPO", "MaskablePPO", "MaskableDQN")
+        for a in ("PPO", "DQN", "QR-DQN", "RecurrentPPO", "MaskablePPO", "MaskableDQN")
     }
     for r in runs:
         assert r["steps"] >= 64 and r["train_s"] > 0 and 0 <= r["illegal"] <= 1
@@ -52,11 +53,11 @@ def test_tiny_table(tiny, tmp_path, capsys):
     assert result["optimal"]["dice_poker"] is None
     assert set(result["references"]["dice_poker"]) == {"heuristic", "optimal", "random"}
     text = out.read_text()
-    assert text.count("| yahtzee_classic |") == 5 and text.count("| dice_poker |") == 5
+    assert text.count("| yahtzee_classic |") == 6 and text.count("| dice_poker |") == 6
     assert "| aware |" in text and "| unaware |" in text
     assert json.loads(out.with_suffix(".json").read_text())["runs"] == runs
     lines = capsys.readouterr().out.splitlines()
-    assert sum(line.startswith("[") for line in lines) == 10  # a progress line per run
+    assert sum(line.startswith("[") for line in lines) == 12  # a progress line per run
 
 
 def test_only_names_what_it_does_not_know(tmp_path):
@@ -78,8 +79,77 @@ def test_resume_measures_only_the_missing_runs(tiny, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "1 runs kept" in printed and "[1/1] dice_poker PPO seed 1" in printed
     assert json.loads(out.with_suffix(".json").read_text())["runs"] == second["runs"]
-    with pytest.raises(SystemExit, match="budget=64 \\(this command: 128\\)"):
+    with pytest.raises(SystemExit, match="PPO budget=64 \\(this command: 128\\)"):
         sb3_baselines.main(["--budget", "128", *args[2:], "--resume"])
+
+
+def _untimed(record: dict) -> list[dict]:
+    """The runs without their wall times (the only thing two measurements may differ in)."""
+    return [
+        {k: v for k, v in r.items() if k not in ("train_s", "train_cpu_s", "eval_s")}
+        for r in record["runs"]
+    ]
+
+
+def test_a_killed_table_resumed_is_the_table_in_one_go(tiny, tmp_path, monkeypatch):
+    args = ["--budget", "64", "--seeds", "2", "--eval-games", "4"]
+    args += ["--only", "PPO,MaskableDQN,dice_poker,yahtzee_classic"]
+    whole = sb3_baselines.main([*args, "--out", str(tmp_path / "whole.md")])
+    assert len(whole["runs"]) == 8
+
+    out = tmp_path / "killed.md"
+    run_one, calls = sb3_baselines.run_one, []
+
+    def killed_at_the_fourth(*a, **k):
+        calls.append(a)
+        if len(calls) == 4:
+            raise KeyboardInterrupt  # as a Ctrl-C or a kill in the middle of a run
+        return run_one(*a, **k)
+
+    monkeypatch.setattr(sb3_baselines, "run_one", killed_at_the_fourth)
+    with pytest.raises(KeyboardInterrupt):
+        sb3_baselines.main([*args, "--out", str(out)])
+    assert len(json.loads(out.with_suffix(".json").read_text())["runs"]) == 3
+    monkeypatch.setattr(sb3_baselines, "run_one", run_one)
+    resumed = sb3_baselines.main([*args, "--out", str(out), "--resume"])
+    assert _untimed(resumed) == _untimed(whole)
+    assert resumed["references"] == whole["references"]
+
+    def untimed_table(path):  # the markdown rows less their two wall-time cells
+        rows = [line.split("|") for line in path.read_text().splitlines() if "| dice_poker" in
+                line or "| yahtzee_classic" in line]  # fmt: skip
+        return [row[:-3] for row in rows]
+
+    assert untimed_table(out) == untimed_table(tmp_path / "whole.md")
+
+
+def test_the_header_says_what_differs_from_sb3(tmp_path, tiny):
+    out = tmp_path / "t.md"
+    sb3_baselines.main(
+        ["--budget", "64", "--seeds", "1", "--eval-games", "4", "--only", "PPO,DQN,dice_poker",
+         "--out", str(out)]
+    )  # fmt: skip
+    text = out.read_text()
+    assert "| PPO | 64 | 4 | n_steps=4, batch_size=16, n_epochs=1 |" in text
+    value_based = ", ".join(f"{k}={v}" for k, v in sb3_baselines.VALUE_BASED.items())
+    assert f"| DQN | 64 | 4 | {value_based}, buffer_size=64 |" in text  # the buffer: the budget
+    assert text.startswith("`python benchmarks/sb3_baselines.py --budget 64")
+
+
+def test_estimate_predicts_each_row_and_writes_nothing(tiny, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    out = sb3_baselines.main(
+        ["--estimate", "64", "--seeds", "3", "--eval-games", "4", "--only", "A2C,QR-DQN,dice_poker"]
+    )
+    printed = capsys.readouterr().out
+    per_run = [float(line.split("= ")[1].split(" min")[0]) for line in printed.splitlines()
+               if "min per run" in line]  # fmt: skip
+    assert len(per_run) == 2 and "dice_poker: references" in printed
+    assert (
+        out["predicted_s"]["wall"] > 0 < out["predicted_s"]["cpu"] and "predicted table:" in printed
+    )
+    assert "1,000,000 steps + eval" in printed and "100,000 steps + eval" in printed
+    assert not list(tmp_path.iterdir())
 
 
 def test_the_masked_dqn_row_is_scaled_as_dqn():
@@ -87,4 +157,30 @@ def test_the_masked_dqn_row_is_scaled_as_dqn():
     buffer (scaled to the budget alike by Algo.build)."""
     dqn, masked = sb3_baselines.ALGOS["DQN"], sb3_baselines.ALGOS["MaskableDQN"]
     assert masked.masked and not dqn.masked
-    assert (masked.n_envs, masked.kwargs, masked.policy) == (dqn.n_envs, dqn.kwargs, dqn.policy)
+    assert (masked.n_envs, masked.kwargs, masked.policy, masked.budget) == (
+        dqn.n_envs, dqn.kwargs, dqn.policy, dqn.budget
+    )  # fmt: skip
+
+
+def test_resume_takes_new_settings_only_for_rows_not_yet_measured(tiny, tmp_path, monkeypatch):
+    args = ["--budget", "64", "--seeds", "1", "--eval-games", "4", "--only", "PPO,A2C,dice_poker"]
+    args += ["--out", str(tmp_path / "t.md")]
+    run_one = sb3_baselines.run_one
+
+    def killed_at_a2c(algo, *a, **k):
+        if algo.name == "A2C":
+            raise KeyboardInterrupt
+        return run_one(algo, *a, **k)
+
+    monkeypatch.setattr(sb3_baselines, "run_one", killed_at_a2c)
+    with pytest.raises(KeyboardInterrupt):
+        sb3_baselines.main(args)
+    monkeypatch.setattr(sb3_baselines, "run_one", run_one)
+    algos = sb3_baselines.ALGOS
+    monkeypatch.setitem(algos, "A2C", dataclasses.replace(algos["A2C"], n_envs=2))
+    record = sb3_baselines.main([*args, "--resume"])
+    assert [r["algo"] for r in record["runs"]] == ["PPO", "A2C"]
+    assert record["settings"]["A2C"]["n_envs"] == 2
+    monkeypatch.setitem(algos, "PPO", dataclasses.replace(algos["PPO"], n_envs=2))
+    with pytest.raises(SystemExit, match="PPO n_envs=4 \\(this command: 2\\)"):
+        sb3_baselines.main([*args, "--resume"])
