@@ -488,10 +488,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--players", type=int, help="default: the config's env.kwargs.n_players")
     parser.add_argument("--steps", type=int, help="training budget (run.total_timesteps)")
+    ints = {"type": int, "nargs": "+"}  # --budgets and --seeds: one or more integers
     parser.add_argument(
         "--budgets",
-        type=int,
-        nargs="+",
+        **ints,
         metavar="N",
         help="score the policy at each of these decisions (a curve row each); the run trains "
         "to the largest (default: --steps)",
@@ -502,8 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
     seeds.add_argument("--seed", type=int, help="run.seed")
     seeds.add_argument(
         "--seeds",
-        type=int,
-        nargs="+",
+        **ints,
         metavar="S",
         help="one run per seed, one after another, then the table across them; with --resume "
         "a seed without a checkpoint starts, a finished one is read",
