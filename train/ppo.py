@@ -141,7 +141,7 @@ def record_videos(cfg: Config, model, normalizer) -> None:
 
 def report(cfg: Config, model, final: dict, yardsticks: dict, clock, best_known) -> None:
     """The closing lines: steps, time, throughput, the learner beside the yardsticks."""
-    print(f"\n{cfg.run_name}: {model.num_timesteps} steps in {final['wall_s']:.0f} s")
+    print(f"\n{cfg.run_dir.name}: {model.num_timesteps} steps in {final['wall_s']:.0f} s")
     train_s = clock["rollout_s"] + clock["update_s"]
     if train_s > 0:
         print(

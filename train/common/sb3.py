@@ -628,7 +628,7 @@ def plot_curve(metrics_path: Path, out: Path, cfg: Config, best_known: float | N
         ax.axhline(0, color="k", lw=0.8)
         ax.set_ylabel("chips per game")
     ax.set_xlabel("timesteps")
-    ax.set_title(cfg.run_name)
+    ax.set_title(cfg.run_dir.name)
     ax.legend()
     fig.tight_layout()
     with atomic_write(out) as f:
