@@ -372,7 +372,8 @@ def test_scorecard_run_checkpoint_agent_and_resume(tmp_path, capsys, monkeypatch
     for name in ("config.yaml", "metrics.csv", "curve.png", "final.json", "model"):
         assert (run_dir / name).exists(), name
     rows = (run_dir / "metrics.csv").read_text().splitlines()
-    assert rows[0] == "timesteps,wall_s,score,score_ci95,pct_optimal" and len(rows) >= 4
+    bonus = "upper_bonus_rate,upper_bonus_rate_ci95,yahtzee_bonuses,yahtzee_bonuses_ci95"
+    assert rows[0] == f"timesteps,wall_s,score,score_ci95,pct_optimal,{bonus}" and len(rows) >= 4
     checkpoints = sorted(p for p in (run_dir / "checkpoints").glob("step_*") if p.is_dir())
     # the trained policy plays anywhere an agent does: batched games, the arena
     for spec in (f"rllib:{run_dir}", f"rllib:{run_dir / 'model'}", f"rllib:{checkpoints[-1]}"):
