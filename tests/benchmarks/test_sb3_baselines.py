@@ -184,3 +184,17 @@ def test_resume_takes_new_settings_only_for_rows_not_yet_measured(tiny, tmp_path
     monkeypatch.setitem(algos, "PPO", dataclasses.replace(algos["PPO"], n_envs=2))
     with pytest.raises(SystemExit, match="PPO n_envs=4 \\(this command: 2\\)"):
         sb3_baselines.main([*args, "--resume"])
+
+
+def test_seed_by_seed_and_recurrent_ppo_once(tiny, tmp_path):
+    """The runs go seed by seed (every row's first seed before any second), and
+    RecurrentPPO runs only its ``max_seeds`` of them."""
+    out = tmp_path / "table.md"
+    result = sb3_baselines.main(
+        ["--budget", "64", "--eval-games", "4", "--seeds", "2",
+         "--only", "PPO,RecurrentPPO,dice_poker", "--out", str(out)]
+    )  # fmt: skip
+    assert [(r["algo"], r["seed"]) for r in result["runs"]] == [
+        ("PPO", 0), ("RecurrentPPO", 0), ("PPO", 1)
+    ]  # fmt: skip
+    assert "| dice_poker | RecurrentPPO | unaware | 64 | 1 |" in out.read_text()
