@@ -7,8 +7,9 @@ action space on every game, scored the same way as every agent of the project.
     python benchmarks/sb3_baselines.py --budget 20000 --seeds 1 --only PPO,DQN,yahtzee_classic
 
 Rows: ``PPO``, ``A2C``, ``DQN``, ``QR-DQN``, ``TRPO``, ``RecurrentPPO`` (mask-unaware:
-trained and measured with ``illegal_action="terminate"``, so an illegal action ends the
-game where it stands), ``MaskablePPO`` and ``MaskableDQN`` (mask-aware: ``action_masks()``,
+trained with ``illegal_action="penalize"``, an illegal action ignored at -1 point or chip,
+100 in a row ending the episode; ``"terminate"`` traps them on the russian scorecard game,
+:data:`UNAWARE_TRAINING`), ``MaskablePPO`` and ``MaskableDQN`` (mask-aware: ``action_masks()``,
 never an illegal action; ``MaskableDQN`` is SB3's ``DQN`` with masks,
 :class:`agents.dqn.MaskableDQN`), side by side. Each row trains its own budget of env
 steps per seed (``Algo.budget``; ``--budget`` gives every row one budget) on the game's
@@ -47,15 +48,19 @@ with one evaluation seed, so every agent meets the same deals in the same seats:
   (``dice_poker``, ``dice_poker6``) or ``quick`` (``card_poker``), beside the heuristic's,
   the optimal player's (dice) and the random player's chips in that same seat.
 
-A game that a mask-unaware model ends with an illegal action counts what it had: the
-points filled so far, or the chips with its stake forfeited (``illegal`` is the share of
-evaluation games that ended so). Means come with a 95% CI (``agents.arena.mean_interval``)
-per run; the table gives the mean over seeds with the spread of the seeds' means. Wall
-time is per run (training, with its CPU seconds in the JSON, then evaluation). Writes a
-markdown table to ``--out`` and the same results as JSON beside it (``.json``) after every
-run, one progress line per run; ``--resume`` continues such a file (the same settings),
-measuring only the runs it lacks, so the table can be built over several sittings and
-comes out as it would in one (the runs are seeded: only the wall times differ).
+Each model is scored twice on the same games: acting deterministically (SB3's evaluation
+default; the table's result), where a mask-unaware model's first illegal action ends its
+game (``"terminate"``) and the game counts what it had, the points filled so far or the
+chips with its stake forfeited (``illegal`` is the share of games that ended so); and
+sampling its policy (``sampled``), a mask-unaware model's illegal actions ignored so that
+it samples again (``"penalize"``, penalty 0). Means come with a 95% CI
+(``agents.arena.mean_interval``) per run; the table gives the mean over seeds with the
+spread of the seeds' means. Wall time is per run (training, with its CPU seconds in the
+JSON, then evaluation). Writes a markdown table to ``--out`` and the same results as JSON
+beside it (``.json``) after every run, one progress line per run; ``--resume`` continues
+such a file (the same settings), measuring only the runs it lacks, so the table can be
+built over several sittings and comes out as it would in one (the runs are seeded: only
+the wall times differ).
 """
 
 from __future__ import annotations
@@ -225,6 +230,15 @@ ALGOS = {
 }
 
 
+# How mask-unaware rows train: an illegal action is ignored and costs ``illegal_penalty``
+# (the default, -1 point or chip), 100 in a row end the episode. With ``"terminate"`` they
+# learn to end the russian scorecard game at its first step: its stage-1 rows mostly score
+# below 0, so while the policy still dies young, dying at once pays best, and nothing
+# leads out (measured: PPO's greedy and sampled games both lasted 1-3 steps at its budget,
+# with a penalty of -1 or -100 points; "penalize" at -1: sampled 45.8 points).
+UNAWARE_TRAINING = "penalize"
+
+
 def env_options(game: str, training: bool) -> dict[str, Any]:
     """The table options of a game in the table: its opponents, or the reward scale."""
     if game in OPPONENTS:
@@ -244,15 +258,21 @@ def summary(x: np.ndarray) -> dict[str, float]:
     return {"mean": mean, "ci95": (high - low) / 2 if np.isfinite(high) else float("nan")}
 
 
-def score_model(model, algo: Algo, game: str, n_games: int) -> tuple[np.ndarray, float]:
-    """Each game's result (points or chips) of ``model``, acting deterministically, over
-    ``n_games`` games side by side; and the share ended by an illegal action.
+def score_model(
+    model, algo: Algo, game: str, n_games: int, deterministic: bool = True
+) -> tuple[np.ndarray, float]:
+    """Each game's result (points or chips) of ``model`` over ``n_games`` games side by
+    side, and the share ended by an illegal action: acting ``deterministically`` (SB3's
+    ``predict`` default for evaluation; a mask-unaware model's first illegal action ends
+    its game, ``"terminate"``), or sampling its policy (a mask-unaware model's illegal
+    action is ignored and it samples again, ``"penalize"``, so the share is of games cut
+    short by the illegal-step limit).
 
     One batched env slot per game, its first episode counted: the first game of every
     slot meets the deal of the evaluation seed, as :func:`envs.vector.play_games` deals it.
     The penalty is 0 here, so a game's return is its result.
     """
-    mode = "raise" if algo.masked else "terminate"
+    mode = "raise" if algo.masked else "terminate" if deterministic else "penalize"
     vec = BatchedVecEnv(
         gym_id(game),
         n_games,
@@ -266,7 +286,7 @@ def score_model(model, algo: Algo, game: str, n_games: int) -> tuple[np.ndarray,
     illegal = np.zeros(n_games, dtype=bool)
     state, starts = None, np.ones(n_games, dtype=bool)
     while np.isnan(result).any():
-        kwargs: dict[str, Any] = {"deterministic": True}
+        kwargs: dict[str, Any] = {"deterministic": deterministic}
         if algo.masked:
             kwargs["action_masks"] = vec.action_masks()
         if algo.recurrent:
@@ -275,7 +295,7 @@ def score_model(model, algo: Algo, game: str, n_games: int) -> tuple[np.ndarray,
         obs, _, dones, infos = vec.step(actions)
         for g in np.flatnonzero(dones & np.isnan(result)):
             result[g] = infos[g]["episode"]["r"]
-            illegal[g] = infos[g].get("illegal_action", False)
+            illegal[g] = infos[g].get("illegal_action", False)  # on the game's last step
         starts = dones
     return result, float(illegal.mean())
 
@@ -318,7 +338,7 @@ def run_one(algo: Algo, game: str, seed: int, budget: int, n_eval: int) -> dict[
 
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # small MLPs: more threads only contend (and runs stay comparable)
-    mode = "raise" if algo.masked else "terminate"
+    mode = "raise" if algo.masked else UNAWARE_TRAINING
     vec = BatchedVecEnv(
         gym_id(game),
         algo.n_envs,
@@ -332,6 +352,7 @@ def run_one(algo: Algo, game: str, seed: int, budget: int, n_eval: int) -> dict[
     train_s, train_cpu_s = time.perf_counter() - start, time.process_time() - cpu
     start = time.perf_counter()
     results, illegal = score_model(model, algo, game, n_eval)
+    sampled, _ = score_model(model, algo, game, n_eval, deterministic=False)
     return {
         "algo": algo.name,
         "game": game,
@@ -341,6 +362,7 @@ def run_one(algo: Algo, game: str, seed: int, budget: int, n_eval: int) -> dict[
         "masks": algo.masked,
         "result": summary(results),
         "illegal": illegal,
+        "sampled": summary(sampled),
         "train_s": round(train_s, 2),
         "train_cpu_s": round(train_cpu_s, 2),  # this process's CPU time: the load's share out
         "eval_s": round(time.perf_counter() - start, 2),
@@ -456,8 +478,8 @@ def table(record: dict[str, Any]) -> str:
     runs, refs, optima = record["runs"], record["references"], record["optimal"]
     lines = header(record) + [
         "| game | algorithm | masks | budget | seeds | result (mean ± sd of seeds) | illegal "
-        "| heuristic | optimal | random | train s/run (CPU s) | eval s/run |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| sampled | heuristic | optimal | random | train s/run (CPU s) | eval s/run |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for game in dict.fromkeys(r["game"] for r in runs):
         chips = games.kind_of(game) == "chips"
@@ -469,6 +491,12 @@ def table(record: dict[str, Any]) -> str:
             means = np.array([r["result"]["mean"] for r in rs])
             sd = float(means.std(ddof=1)) if len(means) > 1 else float("nan")
             result = _fmt({"mean": float(means.mean()), "ci95": sd}, best, chips)
+            if all("sampled" in r for r in rs):
+                drawn = np.array([r["sampled"]["mean"] for r in rs])
+                sd = float(drawn.std(ddof=1)) if len(drawn) > 1 else float("nan")
+                sampled = _fmt({"mean": float(drawn.mean()), "ci95": sd}, best, chips)
+            else:
+                sampled = "—"
             lines.append(
                 "| "
                 + " | ".join(
@@ -480,6 +508,7 @@ def table(record: dict[str, Any]) -> str:
                         str(len(rs)),
                         result,
                         f"{np.mean([r['illegal'] for r in rs]):.1%}",
+                        sampled,
                         cells.get("heuristic", "—"),
                         cells.get("optimal", "—"),
                         cells.get("random", "—"),
@@ -496,8 +525,12 @@ def table(record: dict[str, Any]) -> str:
         + ", ".join(f"{g} {v:.2f}" for g, v in optima.items() if v)
         + "). Pokers: chips per game in a random seat (dice: heuristic opponents; card: "
         "quick). Heuristic, optimal and random: that player in the learner's place on the "
-        "same evaluation deals (mean ± 95% CI). Illegal: evaluation games a mask-unaware "
-        "model ended with an illegal action (scored as they stood). Train s/run: wall seconds at "
+        "same evaluation deals (mean ± 95% CI). Result: the model acting deterministically "
+        "(SB3's evaluation default); illegal: the games a mask-unaware model ended so with an "
+        "illegal action (scored as they stood). Sampled: the model sampling its policy on "
+        "the same deals, a mask-unaware model's illegal actions ignored (it samples again). "
+        "Mask-unaware rows train with illegal_action=\"penalize\" (-1 per illegal action, 100 "
+        "in a row end the episode). Train s/run: wall seconds at "
         "the machine's load, this process's CPU seconds in brackets.",
     ]
     return "\n".join(lines + notes) + "\n"
@@ -507,7 +540,11 @@ def _resumed(args, out_json: Path, algos: list[str]) -> dict[str, Any]:
     """The results already in ``--out``'s JSON (``--resume``), checked against this
     command's settings (the evaluation, and the settings of every algorithm with runs in
     it that this command runs again); a fresh record when there is none."""
-    evaluation = {"eval_games": args.eval_games, "eval_seed": EVAL_SEED}
+    evaluation = {
+        "eval_games": args.eval_games,
+        "eval_seed": EVAL_SEED,
+        "unaware_training": UNAWARE_TRAINING,
+    }
     settings = {name: ALGOS[name].resolved(args.budget) for name in algos}
     if not out_json.exists():
         return {**evaluation, "settings": settings, "optimal": {}, "references": {}, "runs": []}

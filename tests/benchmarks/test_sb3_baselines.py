@@ -49,6 +49,7 @@ def test_tiny_table(tiny, tmp_path, capsys):
         assert r["masks"] == r["algo"].startswith("Maskable")
         if r["masks"]:
             assert r["illegal"] == 0
+        assert set(r["sampled"]) == {"mean", "ci95"}
     assert result["optimal"]["yahtzee_classic"] == pytest.approx(254.59, abs=0.01)
     assert result["optimal"]["dice_poker"] is None
     assert set(result["references"]["dice_poker"]) == {"heuristic", "optimal", "random"}
