@@ -199,3 +199,12 @@ def test_seed_by_seed_and_recurrent_ppo_once(tiny, tmp_path):
         ("PPO", 0), ("RecurrentPPO", 0), ("PPO", 1)
     ]  # fmt: skip
     assert "| dice_poker | RecurrentPPO | unaware | 64 | 1 |" in out.read_text()
+
+
+def test_a_row_runs_only_on_its_games(tiny, tmp_path):
+    result = sb3_baselines.main(
+        ["--budget", "64", "--eval-games", "4", "--seeds", "1",
+         "--only", "PPO,RecurrentPPO,card_poker", "--out", str(tmp_path / "t.md")]
+    )  # fmt: skip
+    assert not sb3_baselines.ALGOS["RecurrentPPO"].runs_on("card_poker")
+    assert [r["algo"] for r in result["runs"]] == ["PPO"]
