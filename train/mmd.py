@@ -9,7 +9,8 @@ A bare file name is looked up in ``configs/``. The config has four sections: ``e
 (``id: CardPoker-v0`` and its ``kwargs``: rules and table options, never ``opponents``;
 ``--players`` sets ``n_players``, ``--rule`` a rule), ``ppo:`` (exactly MaskablePPO's
 constructor arguments), ``mmd:`` (:class:`train.common.mmd.MmdConfig`: ``magnet_coef``,
-``magnet_tau``, the evaluations) and ``run:`` (:class:`train.common.mmd.MmdRun`).
+``magnet_tau``, the evaluations) and ``run:`` (the league's:
+:class:`train.common.league.LeagueRun`).
 
 The learner (:class:`train.common.mmd.MmdPPO`) sits in a random seat of each deal of the
 batched engine; every other seat samples from the learner's own policy as it is during
@@ -45,7 +46,7 @@ from agents import Agent, make_agent
 from agents.ppo import PPOAgent
 from envs import games
 from envs.cli import add_rule_argument, rule_options
-from train.common.best_response import play_at_seat, rotated_blocks, summarise_blocks
+from train.common.best_response import chips_ci, play_at_seat, rotated_blocks, summarise_blocks
 from train.common.config import add_run_arguments, command_line, run_overrides
 from train.common.league import GAME
 from train.common.mmd import Config, MmdPPO, build_mmd_model, load_config, self_play_vec_env
@@ -239,18 +240,15 @@ def final_evaluation(cfg: Config, step: int, progress) -> dict:
 
 
 def report(cfg: Config, final: dict) -> str:
-    lines = [
-        f"\n{cfg.run_name}: {final['timesteps']} steps in {final['wall_s']:.0f} s "
-        f"({final['steps_per_s']} steps/s), {final['players']} players"
+    head = (
+        f"\n{cfg.run_name}: {final['timesteps']} steps, {final['players']} players, "
+        f"{final['wall_s']:.0f} s ({final['steps_per_s']} steps/s); duplicate deals:"
+    )
+    against = [
+        f"  against {name:>10}: {chips_ci(s)} chips/deal, win rate {s['win_rate']:.3f}"
+        for name, s in final["opponents"].items()
     ]
-    for name, s in final["opponents"].items():
-        lo, hi = s["chips_per_game_ci95"]
-        lines.append(
-            f"  against {name:>10}: {s['chips_per_game']:+.3f} chips/deal ({lo:+.3f} to "
-            f"{hi:+.3f}), win rate {s['win_rate']:.3f}, {s['duplicate_blocks']:,} duplicate deals"
-        )
-    lines.append(model_line("ppo", cfg.run_dir / "model.zip", GAME))
-    return "\n".join(lines)
+    return "\n".join([head, *against, model_line("ppo", cfg.run_dir / "model.zip", GAME)])
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ coefficient 0 as MaskablePPO, a tiny full-game run with --resume, the mini bench
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 
@@ -118,13 +119,13 @@ TINY = {
 
 
 def tiny_config(tmp_path, edit=None) -> str:
-    data = json.loads(json.dumps(TINY))
+    """TINY written to ``tmp_path`` (its runs there too), ``edit(data)`` first."""
+    data = copy.deepcopy(TINY)
     data["run"]["out_dir"] = str(tmp_path / "runs")
-    if edit:
-        edit(data)
-    path = tmp_path / "tiny_mmd.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return str(path)
+    (edit or (lambda d: None))(data)
+    out = tmp_path / "tiny_mmd.yaml"
+    out.write_text(yaml.safe_dump(data))
+    return str(out)
 
 
 def test_a_tiny_run_trains_resumes_and_plays_as_ppo(tmp_path):

@@ -161,24 +161,21 @@ class MmdConfig:
     eval_against: list[str] = field(default_factory=lambda: ["random", "careful", "quick"])
 
 
-@dataclass
-class MmdRun:
-    seed: int = 0
-    n_envs: int = 128  # tables of the batched engine feeding PPO
-    torch_threads: int = 1
-    normalize_obs: bool = True  # VecNormalize (saved beside every model), as the league's
-    total_timesteps: int = 500_000
-    checkpoint_every: int = 50_000  # timesteps between checkpoints (for --resume)
-    final_eval_deals: int = 5_000  # duplicate deals per fixed player after training
-    out_dir: str = "runs"
-
-
 SECTIONS = ("env", "ppo", "mmd", "run")
 
 
-def _check(where: str, key: str, value: Any, ok: bool, allowed: str) -> None:
-    if not ok:
-        raise ConfigError(f"{where}: {key} must be {allowed}, got {value!r}")
+def _limits() -> dict[str, tuple[Any, str]]:
+    """The range checks of ``mmd:`` and ``run:`` (the league's ``run:``, and its evaluation
+    checks for the evaluation keys): key -> (test, what is allowed)."""
+    from train.common.league import LIMITS
+
+    return {
+        "mmd.magnet_coef": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
+        "mmd.magnet_tau": (lambda v: is_number(v) and 0 <= v <= 1, "a number from 0 to 1"),
+        "mmd.eval_every": LIMITS["league.eval_every"],
+        "mmd.eval_deals": LIMITS["league.eval_deals"],
+        **{k: v for k, v in LIMITS.items() if k.startswith("run.")},
+    }
 
 
 def load_config(
@@ -189,7 +186,8 @@ def load_config(
     problem is one ConfigError line naming the key, the value and what is allowed."""
     from agents import make_agent
     from agents.tables import make_engine
-    from train.common.config import build, is_int, read_sections
+    from train.common.config import build, read_sections
+    from train.common.league import LeagueRun
     from train.common.rundir import check_out_dir
     from train.common.sb3 import EnvConfig, ppo_arguments
 
@@ -209,55 +207,12 @@ def load_config(
         if not isinstance(data.get(section) or {}, dict):
             raise ConfigError(f"{where}: {section}: must be a mapping, got {data[section]!r}")
     mmd = build(MmdConfig, data.get("mmd") or {}, f"{where}: mmd")
-    run = build(MmdRun, data.get("run") or {}, f"{where}: run", overrides)
-    m = dataclasses.asdict(mmd)
-    _check(
-        where,
-        "mmd.magnet_coef",
-        m["magnet_coef"],
-        is_number(m["magnet_coef"]) and m["magnet_coef"] >= 0,
-        "a number >= 0",
-    )
-    _check(
-        where,
-        "mmd.magnet_tau",
-        m["magnet_tau"],
-        is_number(m["magnet_tau"]) and 0 <= m["magnet_tau"] <= 1,
-        "a number from 0 to 1",
-    )
-    for key in ("eval_every",):
-        _check(where, f"mmd.{key}", m[key], is_int(m[key]) and m[key] >= 1, "a whole number >= 1")
-    _check(
-        where,
-        "mmd.eval_deals",
-        m["eval_deals"],
-        is_int(m["eval_deals"]) and m["eval_deals"] >= 2,
-        "a whole number >= 2 (an interval needs two deals)",
-    )
-    r = dataclasses.asdict(run)
-    _check(
-        where,
-        "run.seed",
-        r["seed"],
-        is_int(r["seed"]) and 0 <= r["seed"] < 2**32,
-        "a whole number 0 .. 2**32-1",
-    )
-    for key in ("n_envs", "torch_threads", "total_timesteps", "checkpoint_every"):
-        _check(where, f"run.{key}", r[key], is_int(r[key]) and r[key] >= 1, "a whole number >= 1")
-    _check(
-        where,
-        "run.final_eval_deals",
-        r["final_eval_deals"],
-        is_int(r["final_eval_deals"]) and r["final_eval_deals"] >= 2,
-        "a whole number >= 2 (an interval needs two deals)",
-    )
-    _check(
-        where,
-        "run.normalize_obs",
-        r["normalize_obs"],
-        isinstance(r["normalize_obs"], bool),
-        "true or false",
-    )
+    run = build(LeagueRun, data.get("run") or {}, f"{where}: run", overrides)
+    values = {f"mmd.{k}": v for k, v in dataclasses.asdict(mmd).items()}
+    values.update({f"run.{k}": v for k, v in dataclasses.asdict(run).items()})
+    for key, (ok, allowed) in _limits().items():
+        if not ok(values[key]):
+            raise ConfigError(f"{where}: {key} must be {allowed}, got {values[key]!r}")
     check_out_dir(run.out_dir, f"{where}: run")
     ppo_section = data.get("ppo") or {}
     ppo_arguments(ppo_section)
@@ -281,7 +236,7 @@ def load_config(
 @dataclass
 class Config(sb3.Config):
     """train/ppo.py's config (its run name and folder) with the ``mmd:`` section; its
-    ``run:`` is a :class:`MmdRun`."""
+    ``run:`` is the league's (:class:`train.common.league.LeagueRun`)."""
 
     mmd: MmdConfig = field(default_factory=MmdConfig)
 
