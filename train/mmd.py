@@ -46,20 +46,13 @@ from agents import Agent, make_agent
 from agents.ppo import PPOAgent
 from envs import games
 from envs.cli import add_rule_argument, rule_options
+from train.common import sb3
 from train.common.best_response import chips_ci, play_at_seat, rotated_blocks, summarise_blocks
 from train.common.config import add_run_arguments, command_line, run_overrides
 from train.common.league import GAME
 from train.common.mmd import Config, MmdPPO, build_mmd_model, load_config, self_play_vec_env
 from train.common.results import EVAL_SEED, FINAL_SEED, figure, model_line, read_rows, write_final
 from train.common.rundir import choose_run_dir, resuming
-from train.common.sb3 import (
-    check_same_network,
-    learn_rest,
-    open_run,
-    resume_model,
-    save_model,
-    setup_torch,
-)
 
 
 def players(cfg: Config) -> int:
@@ -144,8 +137,8 @@ def mmd_model(cfg: Config, resume: bool, checkpoints: list[Path], holder: dict):
         if cfg.run.normalize_obs:
             vec = VecNormalize(vec, norm_obs=True, norm_reward=False)
         return None, build_mmd_model(cfg.ppo, cfg.mmd, vec, cfg.run.seed), vec
-    check_same_network(cfg.run_dir / "config.yaml", cfg.ppo)
-    last, model, vec = resume_model(
+    sb3.check_same_network(cfg.run_dir / "config.yaml", cfg.ppo)
+    last, model, vec = sb3.resume_model(
         checkpoints,
         cfg.run.normalize_obs,
         lambda step: self_play_vec_env(cfg, holder, cfg.run.seed + step),
@@ -167,14 +160,14 @@ def main(argv: list[str] | None = None) -> Path:
     if args.players is not None:
         kwargs["n_players"] = args.players
     cfg = load_config(args.config, run_overrides(args), kwargs)
-    setup_torch(cfg.run.torch_threads)
+    sb3.setup_torch(cfg.run.torch_threads)
     run_dir, checkpoints = choose_run_dir(cfg.run_dir, args.resume, args.run, "step_*.zip")
     cfg.use_folder(run_dir)
     holder: dict = {}
     last, model, vec = mmd_model(cfg, args.resume, checkpoints, holder)
     normalizer = vec if cfg.run.normalize_obs else None
     holder["model"], holder["normalizer"] = model, normalizer  # the other seats' policy
-    rows, _, callback, progress = open_run(cfg, "mmd", args.resume, model, last)
+    rows, _, callback, progress = sb3.open_run(cfg, "mmd", args.resume, model, last)
     learner = functools.partial(PPOAgent.from_model, model, normalizer)  # its likeliest action
     pace = {"step": model.num_timesteps, "t": time.perf_counter()}
 
@@ -193,7 +186,7 @@ def main(argv: list[str] | None = None) -> Path:
 
     def save(path: Path) -> None:  # the magnet first: the zip is there only when it is
         model.save_magnet(magnet_path(path))
-        save_model(model, path, normalizer)
+        sb3.save_model(model, path, normalizer)
 
     def checkpoint(step: int) -> None:
         rows.checkpoint(f"step_{step}.zip", save)
@@ -201,13 +194,15 @@ def main(argv: list[str] | None = None) -> Path:
     events = [(cfg.mmd.eval_every, measure), (cfg.run.checkpoint_every, checkpoint)]
     if not args.resume:
         measure(0)  # the untrained learner: the curve's first point
-    learn_rest(model, cfg.run.total_timesteps, callback(events), not args.no_progress, args.resume)
+    sb3.learn_rest(
+        model, cfg.run.total_timesteps, callback(events), not args.no_progress, args.resume
+    )
     step = model.num_timesteps
     if pace["step"] != step or step == 0:  # the last evaluation was not at this step
         measure(step)
     if not (run_dir / "checkpoints" / f"step_{step}.zip").exists():
         checkpoint(step)  # after the last row: a kill from here on resumes to the end
-    save_model(model, run_dir / "model.zip", normalizer)
+    sb3.save_model(model, run_dir / "model.zip", normalizer)
     final = final_evaluation(cfg, step, progress)
     print(report(cfg, final))
     return run_dir
