@@ -2,7 +2,8 @@
 (:func:`observations`), ``n`` deals walked at once against a fixed policy
 (:class:`TreeTables`), an SB3 ``VecEnv`` over them (:func:`make_vec_env`) and the chips of a
 model's greedy play (:func:`play_deals`; :func:`play_each`: one deal per table, each from
-its own seed, for duplicate deals). ``benchmarks/mini_best_response.py`` and
+its own seed, for duplicate deals) and the policy a model samples from, as a tree policy
+(:func:`model_policy`). ``benchmarks/mini_best_response.py`` and
 ``benchmarks/mini_br_curve.py`` train and measure on them (docs/card_poker_research.md)."""
 
 from __future__ import annotations
@@ -187,6 +188,17 @@ class TreeTables:
         policy[sets, slots] = 1.0
         return policy
 
+    def policy_of(self, probs: np.ndarray) -> np.ndarray:
+        """A tree policy from probabilities over the learner's outputs at every information
+        set (``(n_infosets, n_outputs)``, 0 where illegal): slots as they are, or action
+        numbers moved to the slots of each set."""
+        if not self.game_actions:
+            return np.asarray(probs, dtype=np.float64)
+        sets, outputs = np.nonzero(self.legal)
+        policy = np.zeros((self.tree.n_infosets, self.tree.max_actions))
+        policy[sets, self.slot_of[sets, outputs]] = probs[sets, outputs]
+        return policy
+
     def play(self, actions: np.ndarray, rows: np.ndarray | None = None):
         """The learner's actions (slots) at ``rows`` (default all), then the others' until
         the learner is to move again or the deal is over: ``(reward, done)`` of ``rows``."""
@@ -238,6 +250,17 @@ def play_each(model, tables: TreeTables) -> np.ndarray:
             tables.observe()[rows], deterministic=True, action_masks=tables.masks()[rows]
         )
         tables.play(a, rows)
+
+
+def model_policy(model, tables: TreeTables) -> np.ndarray:
+    """The policy ``model`` samples from (the softmax of its masked logits) at every
+    information set, as a tree policy: each set's observation (``tables.obs_table``)
+    through the network at once (:func:`agents.ppo.masked_logits`)."""
+    from agents.ppo import masked_logits
+
+    logits = masked_logits(model, tables.obs_table, tables.legal)
+    probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return tables.policy_of(probs / probs.sum(axis=1, keepdims=True))
 
 
 def make_vec_env(tables: TreeTables):

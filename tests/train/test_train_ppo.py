@@ -158,10 +158,12 @@ def test_broken_model_files(tmp_path, content, error, message):
 def test_every_committed_config_loads():
     """Every config names its trainer (``trainer:``) and loads in that script (a value:
     section: the afterstate learner, train/afterstate.py; a league: section: train/league.py;
-    a learner: section: the dice-poker hand-value learner, train/handvalue.py; else
+    a learner: section: the dice-poker hand-value learner, train/handvalue.py; an mmd:
+    section: train/mmd.py; else
     train/ppo.py or train/best_response.py); train/ppo.py says in one line which script
     reads a config of another trainer."""
     from train import afterstate, best_response, handvalue, league
+    from train.common import mmd
     from train.common.config import CONFIG_DIR
 
     names = sorted(p.name for p in CONFIG_DIR.glob("*.yaml"))
@@ -178,6 +180,9 @@ def test_every_committed_config_loads():
         elif "learner" in sections:
             assert trainer == "handvalue"
             assert handvalue.load_config(name).run.total_games > 0
+        elif "mmd" in sections:
+            assert trainer == "mmd"
+            assert mmd.load_config(name).run.total_timesteps > 0
         elif trainer == "best_response":
             assert best_response.load_config(name)[2].total_timesteps > 0
         else:

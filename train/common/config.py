@@ -174,9 +174,9 @@ def _read_yaml(path: Path) -> Any:
 
 
 # The trainers a config may name (its top-level ``trainer:``), each train/<trainer>.py.
-TRAINERS = ("ppo", "league", "afterstate", "handvalue", "best_response", "rllib")
+TRAINERS = ("ppo", "league", "afterstate", "handvalue", "best_response", "rllib", "mmd")
 # the section only one trainer reads: it names the trainer of a config without ``trainer:``
-_SECTION_TRAINER = {"value": "afterstate", "league": "league", "learner": "handvalue"}
+_SECTION_TRAINER = {"value": "afterstate", "league": "league", "learner": "handvalue", "mmd": "mmd"}
 
 
 def config_trainer(path: Path, data: dict[str, Any]) -> str | None:

@@ -520,12 +520,13 @@ def setup_torch(threads: int) -> None:
     torch.distributions.Distribution.set_default_validate_args(False)
 
 
-def load_checkpoint(checkpoints: list[Path], normalize_obs: bool):
-    """The newest checkpoint that loads, with its observation statistics, stepping back over
-    damaged ones (a warning line each); ``(path, model, normalizer or None)``."""
+def load_checkpoint(checkpoints: list[Path], normalize_obs: bool, load=load_model):
+    """The newest checkpoint that loads (by ``load(path)``; a ``ValueError`` or
+    ``FileNotFoundError`` marks it damaged), with its observation statistics, stepping back
+    over damaged ones (a warning line each); ``(path, model, normalizer or None)``."""
     for path in reversed(checkpoints):
         try:
-            model = load_model(path)
+            model = load(path)
             normalizer = load_normalizer(path)
             if normalize_obs and normalizer is None:
                 stats = normalizer_path(path).name
@@ -707,14 +708,14 @@ def save_model(model, path: Path, normalizer=None) -> None:
         model.save(f)
 
 
-def resume_model(checkpoints: list[Path], normalize_obs: bool, make_vec):
+def resume_model(checkpoints: list[Path], normalize_obs: bool, make_vec, load=load_model):
     """The newest checkpoint that loads, on the envs ``make_vec(step)`` builds (seeded afresh
     from the checkpoint's step, so a resumed run does not replay the episodes it began with);
     ``(checkpoint, model, vec)``, ``vec`` wrapped in its saved statistics where they are used.
     A checkpoint of another network or env is one line naming what differs."""
     from train.common.rundir import checkpoint_step
 
-    last, model, normalizer = load_checkpoint(checkpoints, normalize_obs)
+    last, model, normalizer = load_checkpoint(checkpoints, normalize_obs, load)
     vec = make_vec(checkpoint_step(last))
     if normalize_obs:
         normalizer.set_venv(getattr(vec, "venv", vec))
