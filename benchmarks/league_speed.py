@@ -131,19 +131,19 @@ class _Timer:
         self.callback = _Nothing()
         self.callback.init_callback(self.model)
         self.steps = self.model.n_steps * vec.num_envs
-        self.clock = {"env": 0.0, "opponents": 0.0}
+        self.clock = _Clock()
         _time(self.tables_vec, "step_wait", self.clock, "env")
         _time(self.tables, "act_seat", self.clock, "opponents")
         _time(self.tables, "act_tables", self.clock, "opponents")
 
     def round(self) -> dict[str, float]:
         m = self.model
-        self.clock.update(env=0.0, opponents=0.0)
-        start = time.perf_counter()
+        self.clock.clear()
+        start, cpu0 = time.perf_counter(), time.process_time()
         m.collect_rollouts(m.env, self.callback, m.rollout_buffer, n_rollout_steps=m.n_steps)
         mid = time.perf_counter()
         m.train()
-        end = time.perf_counter()
+        end, cpu1 = time.perf_counter(), time.process_time()
         rollout, env, opp = mid - start, self.clock["env"], self.clock["opponents"]
         return {
             "env": env - opp,
@@ -151,6 +151,7 @@ class _Timer:
             "learner": rollout - env,
             "update": end - mid,
             "total": end - start,
+            "cpu": cpu1 - cpu0,  # this process's CPU seconds (one torch thread)
         }
 
 
@@ -175,7 +176,7 @@ class _BestResponseTimer(_Timer):
         over = {"n_envs": n_envs} if n_envs else {}
         table, ppo, run = best_response.load_config(config, against=against, overrides=over)
         agent = best_response.frozen_agent(against, table.game, table.players, table.rules)
-        self.clock = {"env": 0.0, "opponents": 0.0}
+        self.clock = _Clock()
         _time(agent, "act_batch", self.clock, "opponents")
         if hasattr(agent, "table_policy"):  # the engine's shortcut past the observation
             make = agent.table_policy
@@ -198,6 +199,16 @@ class _BestResponseTimer(_Timer):
         self.callback.init_callback(self.model)
         self.steps = self.model.n_steps * run.n_envs
         _time(self.tables_vec, "step_wait", self.clock, "env")
+
+
+class _Clock(dict):
+    """Seconds by part of a round (``env``, ``opponents``), zero until timed."""
+
+    def clear(self) -> None:
+        self.update(env=0.0, opponents=0.0)
+
+    def __missing__(self, key: str) -> float:
+        return 0.0
 
 
 def _timed(inner, clock: dict, key: str):
@@ -258,23 +269,24 @@ def main(argv: list[str] | None = None) -> None:
         f"{cfg.run.torch_threads}; medians of {args.rounds} rounds"
     )
     print(
-        "| table | dispatch | end to end steps/s | after/before | env | opponents | "
-        "learner | update |"
+        "| table | dispatch | end to end steps/s | after/before | per CPU second | env | "
+        "opponents | learner | update |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for kind in chosen:
         rate = {}
         for (k, when), rows in times.items():
             if k != kind:
                 continue
             rate[when] = float(np.median([steps[(k, when)] / x["total"] for x in rows]))
+            quiet = float(np.median([steps[(k, when)] / x["cpu"] for x in rows]))
             share = {
                 part: float(np.median([x[part] / x["total"] for x in rows]))
                 for part in ("env", "opponents", "learner", "update")
             }
             ratio = f"{rate['after'] / rate['before']:.2f}x" if when == "after" else ""
             parts = " | ".join(f"{100 * share[p]:.0f}%" for p in share)
-            print(f"| {kind} | {when} | {rate[when]:,.0f} | {ratio} | {parts} |")
+            print(f"| {kind} | {when} | {rate[when]:,.0f} | {ratio} | {quiet:,.0f} | {parts} |")
 
 
 if __name__ == "__main__":

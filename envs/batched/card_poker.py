@@ -213,11 +213,11 @@ class BatchedCardPoker:
     def action_masks(self, tables: np.ndarray | None = None) -> np.ndarray:
         """``(n, A)`` bool (or the rows ``tables``): the legal actions of the seat to move
         (none where the match is over)."""
-        if tables is None:
-            if self._mask is None:
-                self._mask = self._masks(self._rows)
-            return self._mask.copy()
-        return self._masks(np.asarray(tables)) if self._mask is None else self._mask[tables]
+        # every table's at once, kept until the next move: the opponents' policies ask for
+        # their rows, then the step checking their actions reads the same masks
+        if self._mask is None:
+            self._mask = self._masks(self._rows)
+        return self._mask.copy() if tables is None else self._mask[tables]
 
     def _masks(self, t: np.ndarray) -> np.ndarray:
         r = self.rules
@@ -370,9 +370,9 @@ class BatchedCardPoker:
             )
         a = a.astype(np.int64)
         t = self._rows if which is None else np.flatnonzero(which)
-        if self._mask is None and which is None:
+        if self._mask is None:
             self._mask = self._masks(self._rows)
-        mask = self._mask[t] if self._mask is not None else self._masks(t)  # rows t
+        mask = self._mask[t]
         inside = (a[t] >= 0) & (a[t] < self.n_actions)
         legal = inside & mask[np.arange(len(t)), np.clip(a[t], 0, self.n_actions - 1)]
         if not legal.all():
