@@ -59,8 +59,11 @@ Against 259bb2f, side by side (fresh processes taking turns, 2 x 2 rounds a side
 7.5-9.2): ``BR vs careful`` 424 -> 444 learner steps/s end to end (1.05x) and 2,184 ->
 2,439 per CPU second (1.12x), with ``careful``'s bet read off a per-strength table and its
 draw valued column by column; the engine's own share (its hands sorted by ``np.sort``,
-valued in one gather, its masks computed once per move) came after that measurement: see
-docs/exploitability.md for the engine alone. Per CPU second is the figure a quiet core
+valued in one gather, its masks computed once per move) came after that measurement. The
+engine alone (64 tables of 3, random legal learner actions, no learner, CPU time per
+learner step, medians of 3 processes a side taking turns, load 11-14; before the single
+gather): with ``random`` opponents 140 -> 127 us (1.10x), with ``careful`` 292 -> 280 us
+(1.04x), the same trajectories (hashes equal). Per CPU second is the figure a quiet core
 would give, about 2,200-2,400 learner steps/s for a best response against ``careful``: far
 from 5,000, and not reachable by cutting the engine. A round of 4,096 learner steps
 spends, in CPU time (load 11, cProfile-free clocks around each part): ``careful``'s
