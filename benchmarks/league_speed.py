@@ -63,7 +63,9 @@ valued in one gather, its masks computed once per move) came after that measurem
 engine alone (64 tables of 3, random legal learner actions, no learner, CPU time per
 learner step, medians of 3 processes a side taking turns, load 11-14; before the single
 gather): with ``random`` opponents 140 -> 127 us (1.10x), with ``careful`` 292 -> 280 us
-(1.04x), the same trajectories (hashes equal). Per CPU second is the figure a quiet core
+(1.04x), the same trajectories (hashes equal); with the single gather (one process a
+side, 3 runs each, load 8.5-12.6): ``random`` 173 -> 129 us (1.34x), ``careful`` 459 ->
+339 us (1.36x), hashes equal. Per CPU second is the figure a quiet core
 would give, about 2,200-2,400 learner steps/s for a best response against ``careful``: far
 from 5,000, and not reachable by cutting the engine. A round of 4,096 learner steps
 spends, in CPU time (load 11, cProfile-free clocks around each part): ``careful``'s
