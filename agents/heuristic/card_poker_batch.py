@@ -31,7 +31,7 @@ import numpy as np
 from agents.base import Agent
 from agents.heuristic.card_poker import _N_DISCARDED, _SLOT_SOURCE, final_strengths
 from envs import games
-from envs.batched.card_hands import BatchedHandEvaluator
+from envs.batched.card_hands import SORT5, BatchedHandEvaluator
 from envs.obs.card_poker import layout
 from envs.rules.card_hands import Category
 from envs.rules.card_poker import (
@@ -76,13 +76,15 @@ class CardPokerQuick(Agent):
         self._category = np.array([int(c) for c in ev.order])
         self._flushes = Category.SUIT in ev.order
         self._finals = final_strengths(self.rules)  # sorted, by cards exchanged 0..5
+        self._beats = beat_table(self.batch.percentile, self._finals)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None, :], np.asarray(action_mask)[None, :])[0])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         f, hands, masks = decode_batch(self.n_cards, observations, action_masks)
-        return self._decide(hands, f["phase"][:, Phase.DRAW] == 1, f["hand_rank"], f, masks)
+        strength = self.batch.sorted_strengths(hands.astype(np.int8))
+        return self._decide(hands, f["phase"][:, Phase.DRAW] == 1, strength, f, masks)
 
     def table_policy(self, core):
         """``act(tables, seats)``: :meth:`act_batch` for ``seats`` (the seat to move) at the
@@ -95,24 +97,27 @@ class CardPokerQuick(Agent):
 
         def act(tables: np.ndarray, seats: np.ndarray) -> np.ndarray:
             f = table_fields(core, tables, seats)
-            place = core.hands_eval.place[core.strength[tables, seats]]
             draw = core.phase[tables] == Phase.DRAW
             masks = core.action_masks(tables)
-            return self._decide(core.hands[tables, seats], draw, place, f, masks)
+            return self._decide(
+                core.hands[tables, seats], draw, core.strength[tables, seats], f, masks
+            )
 
         return act
 
-    def _decide(self, hands, draw, place, f, masks) -> np.ndarray:
+    def _decide(self, hands, draw, strength, f, masks) -> np.ndarray:
         """The draw of the rows in the draw phase, the bet of the others: ``hands`` sorted
-        deck indices, ``place`` the hand's place, ``f`` the betting fields (``in``,
-        ``drawn``, ``bids_by`` from your seat on, ``pot``, ``reveal_cost``)."""
+        deck indices, ``strength`` the hand's (the evaluator's index), ``f`` the betting
+        fields (``in``, ``drawn``, ``bids_by`` from your seat on, ``pot``, ``reveal_cost``)."""
         out = np.empty(len(hands), dtype=np.int64)
         if draw.any():
-            out[draw] = self._draw(hands[draw], place[draw], masks[draw])
+            place = self.batch.place[strength[draw]]
+            out[draw] = self._draw(hands[draw], place, masks[draw])
         bet = ~draw
         if bet.any():
             sub = {k: f[k][bet] for k in ("in", "drawn", "bids_by", "pot", "reveal_cost")}
-            out[bet] = self._bet(sub, hands[bet], masks[bet])
+            chance = win_chance_of_strengths(strength[bet], sub, self._beats, self.bid_penalty)
+            out[bet] = careful_bet(chance, sub, masks[bet], self.bid_threshold)
         return out
 
     # -- the draw ------------------------------------------------------------------------
@@ -141,11 +146,8 @@ class CardPokerQuick(Agent):
     # -- the betting -----------------------------------------------------------------------
     def win_chance(self, f: dict, hands: np.ndarray) -> np.ndarray:
         """Chance to hold the best hand among the players still in (``careful``'s model)."""
-        own = self.batch.percentile[self.batch.sorted_strengths(hands.astype(np.int8))]
-        return win_chance(own, f, self._finals, self.bid_penalty)
-
-    def _bet(self, f: dict, hands: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return careful_bet(self.win_chance(f, hands), f, masks, self.bid_threshold)
+        strength = self.batch.sorted_strengths(hands.astype(np.int8))
+        return win_chance_of_strengths(strength, f, self._beats, self.bid_penalty)
 
 
 def decode_batch(n_cards: int, observations, action_masks) -> tuple[dict, np.ndarray, np.ndarray]:
@@ -180,16 +182,48 @@ def win_chance(own: np.ndarray, f: dict, finals: tuple, bid_penalty: float) -> n
     """``careful``'s chance to hold the best hand among the players still in, per row:
     ``own`` the hand's percentile, ``f`` the fields ``in``, ``drawn``, ``bids_by`` from
     your seat on, ``finals`` the sorted final percentiles by cards exchanged."""
-    chance = np.ones(len(own))
-    for k in range(1, f["in"].shape[1]):
-        drawn = np.maximum(f["drawn"][:, k].astype(np.int64), 0)
+    own = np.asarray(own)
+
+    def beat_of(drawn: np.ndarray) -> np.ndarray:
         beat = np.empty(len(own))
         for d in np.unique(drawn):
             rows = drawn == d
-            lo = np.searchsorted(finals[d], own[rows], side="left")
-            hi = np.searchsorted(finals[d], own[rows], side="right")
-            beat[rows] = (lo + hi) / 2 / len(finals[d])
-        factor = beat ** (1 + bid_penalty * f["bids_by"][:, k].astype(np.float64))
+            beat[rows] = _beats(finals[d], own[rows])
+        return beat
+
+    return _chance(beat_of, f, bid_penalty)
+
+
+def _beats(finals: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """The share of ``finals`` (sorted) that each ``own`` beats, ties counting half."""
+    lo = np.searchsorted(finals, own, side="left")
+    hi = np.searchsorted(finals, own, side="right")
+    return (lo + hi) / 2 / len(finals)
+
+
+def beat_table(percentile: np.ndarray, finals: tuple) -> np.ndarray:
+    """``(len(finals), n_strengths)`` float64: row ``d`` the share of ``finals[d]`` that a
+    hand of each strength beats (:func:`win_chance`'s ``beat`` computed once for every
+    strength: the same numbers, one lookup per row instead of two binary searches)."""
+    return np.stack([_beats(np.asarray(fin), np.asarray(percentile)) for fin in finals])
+
+
+def win_chance_of_strengths(
+    strength: np.ndarray, f: dict, beats: np.ndarray, bid_penalty: float
+) -> np.ndarray:
+    """:func:`win_chance` of hands given by strength (the evaluator's dense index), read off
+    ``beats`` (:func:`beat_table` of the evaluator's percentiles and the same finals)."""
+    strength = np.asarray(strength, dtype=np.int64)
+    return _chance(lambda drawn: beats[drawn, strength], f, bid_penalty)
+
+
+def _chance(beat_of, f: dict, bid_penalty: float) -> np.ndarray:
+    """The product over the opponents still in of ``beat ** (1 + bid_penalty * bids)``,
+    ``beat_of(drawn)`` each row's beat against opponents who exchanged ``drawn`` cards."""
+    drawn = np.maximum(f["drawn"].astype(np.int64), 0)
+    chance = np.ones(len(drawn))
+    for k in range(1, f["in"].shape[1]):
+        factor = beat_of(drawn[:, k]) ** (1 + bid_penalty * f["bids_by"][:, k].astype(np.float64))
         chance = np.where(f["in"][:, k] != 0, chance * factor, chance)
     return chance
 
@@ -213,7 +247,8 @@ def careful_bet(chance: np.ndarray, f: dict, masks: np.ndarray, bid_threshold: f
 # included: the rows that draw take their samples from the agent's Generator in row order,
 # one block of ``(samples, unseen)`` uniforms per row, as ``act`` would one row at a time.
 
-_SLOTS = _SLOT_SOURCE.ravel()
+# per hand slot, the pool slot (0-4 held, 5-9 the replacements in order) of each exchange
+_SLOT_COLUMNS = [np.ascontiguousarray(_SLOT_SOURCE[:, k]) for k in range(HAND_SIZE)]
 _CHUNK_ROWS = 64  # draw rows valued at once (64 samples x 32 exchanges x 5 cards each)
 
 
@@ -235,7 +270,8 @@ def careful_table_policy(agent, core):
         f["own_drawn"] = f["drawn"][:, 0]
         draw = core.phase[tables] == Phase.DRAW
         hands = core.hands[tables, seats].astype(np.int64)
-        return _careful_decide(agent, hands, draw, f, core.action_masks(tables))
+        strengths = core.strength[tables, seats]
+        return _careful_decide(agent, hands, draw, f, core.action_masks(tables), strengths)
 
     return act
 
@@ -247,7 +283,15 @@ def _batch_of(agent) -> BatchedHandEvaluator:
     return batch
 
 
-def _careful_decide(agent, hands, draw, f, masks) -> np.ndarray:
+def _beats_of(agent) -> np.ndarray:
+    beats = getattr(agent, "_beats", None)
+    if beats is None:
+        beats = agent._beats = beat_table(_batch_of(agent).percentile, agent.final)
+    return beats
+
+
+def _careful_decide(agent, hands, draw, f, masks, strengths=None) -> np.ndarray:
+    """The choices of ``agent.act`` on each row; ``strengths`` the hands' (None: valued)."""
     hands = hands.astype(np.int64)
     out = np.empty(len(hands), dtype=np.int64)
     bluff = np.zeros(len(hands), dtype=bool)
@@ -268,8 +312,8 @@ def _careful_decide(agent, hands, draw, f, masks) -> np.ndarray:
     if bet.any():
         batch = _batch_of(agent)
         sub = {k: f[k][bet] for k in ("in", "drawn", "bids_by", "pot", "reveal_cost")}
-        own = batch.percentile[batch.sorted_strengths(hands[bet])]
-        chance = win_chance(own, sub, agent.final, agent.bid_penalty)
+        strength = batch.sorted_strengths(hands[bet]) if strengths is None else strengths[bet]
+        chance = win_chance_of_strengths(strength, sub, _beats_of(agent), agent.bid_penalty)
         m = masks[bet]
         chosen = careful_bet(chance, sub, m, agent.bid_threshold)
         n_bids = m[:, FIRST_BID:].sum(axis=1)
@@ -278,6 +322,19 @@ def _careful_decide(agent, hands, draw, f, masks) -> np.ndarray:
         raise_to = FIRST_BID + m[:, FIRST_BID:].argmax(axis=1) + np.minimum(2, n_bids - 1)
         out[bet] = np.where(bluffing, raise_to, chosen)
     return out
+
+
+def _exchange_values(batch: BatchedHandEvaluator, pool: np.ndarray) -> np.ndarray:
+    """``(rows, 32)`` percentiles of every exchange's hand, ``pool`` ``(rows, 10)`` int8 the
+    five cards held then the five replacements in order: the batch's strengths (its sorting
+    network, combination index and table) built column by column from the pool, without
+    the ``(rows * 32, 5)`` array of hands and its transpose."""
+    cols = [np.take(pool, _SLOT_COLUMNS[k], axis=1) for k in range(HAND_SIZE)]
+    for a, b in SORT5:
+        low = np.minimum(cols[a], cols[b])
+        np.maximum(cols[a], cols[b], out=cols[b])
+        cols[a] = low
+    return batch.percentile[np.take(batch.table, batch.combo_index(cols))]
 
 
 def _careful_draw(agent, hands: np.ndarray, allowed: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -306,12 +363,8 @@ def _careful_draw(agent, hands: np.ndarray, allowed: np.ndarray, at: np.ndarray)
             new.reshape(m, samples, HAND_SIZE),
         ],
         axis=2,
-    )
-    batch = _batch_of(agent)
-    # every exchange's hand per sample: (m * samples * 32, 5)
-    all_hands = np.take(pool.reshape(m * samples, -1), _SLOTS, axis=1).reshape(-1, HAND_SIZE)
-    value = batch.percentile[batch.strengths(all_hands, check=False)]
-    value = value.reshape(m, samples, N_DISCARDS)
+    ).reshape(m * samples, -1)
+    value = _exchange_values(_batch_of(agent), pool).reshape(m, samples, N_DISCARDS)
     fee = agent.rules.draw_fee / max(agent.rules.stack, 1)
     score = value.mean(axis=1) - fee * _N_DISCARDED
     score = np.where(allowed, score, -np.inf)
@@ -324,5 +377,7 @@ __all__ = [
     "careful_act_batch",
     "careful_bet",
     "careful_table_policy",
+    "beat_table",
     "win_chance",
+    "win_chance_of_strengths",
 ]

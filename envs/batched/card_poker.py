@@ -72,11 +72,17 @@ _N_OUT = _OUT.sum(axis=1)
 _NEW_SLOT = np.cumsum(_OUT, axis=1) - 1
 
 
+# from about this many hands on, the sorting network over columns beats np.sort by rows
+_NETWORK_ROWS = 1024
+
+
 def _is_int(a: np.ndarray) -> bool:
     return np.issubdtype(a.dtype, np.integer) and a.dtype != bool
 
 
 def _sort_rows(hands: np.ndarray) -> np.ndarray:
+    if len(hands) < _NETWORK_ROWS:  # a few tables: one call, not the network's 30
+        return np.sort(hands, axis=1)
     cols = [hands[:, k].copy() for k in range(HAND_SIZE)]
     for a, b in SORT5:
         low = np.minimum(cols[a], cols[b])
@@ -123,6 +129,10 @@ class BatchedCardPoker:
         self.max_deals = max_deals if episode == "session" else 1
         self.first0 = first
         self.hands_eval = BatchedHandEvaluator.of(rules.evaluator)
+        # the evaluator's five binomial tables end to end: a sorted hand's combination
+        # index in one gather and one sum (combo_index's five gathers and four additions)
+        self._binom_flat = np.concatenate(self.hands_eval._binom)
+        self._binom_at = np.arange(HAND_SIZE) * self.hands_eval.size
         self.n_cards = d = self.hands_eval.size
         self.n_actions = rules.n_actions
         self.layout = obs_layout(d, p)
@@ -213,11 +223,11 @@ class BatchedCardPoker:
     def action_masks(self, tables: np.ndarray | None = None) -> np.ndarray:
         """``(n, A)`` bool (or the rows ``tables``): the legal actions of the seat to move
         (none where the match is over)."""
-        if tables is None:
-            if self._mask is None:
-                self._mask = self._masks(self._rows)
-            return self._mask.copy()
-        return self._masks(np.asarray(tables)) if self._mask is None else self._mask[tables]
+        # every table's at once, kept until the next move: the opponents' policies ask for
+        # their rows, then the step checking their actions reads the same masks
+        if self._mask is None:
+            self._mask = self._masks(self._rows)
+        return self._mask.copy() if tables is None else self._mask[tables]
 
     def _masks(self, t: np.ndarray) -> np.ndarray:
         r = self.rules
@@ -344,9 +354,7 @@ class BatchedCardPoker:
         hands[np.arange(len(g))[:, None], seats] = dealt
         hands = _sort_rows(hands.reshape(-1, HAND_SIZE)).reshape(len(g), p, HAND_SIZE)
         self.hands[g] = hands
-        self.strength[g] = self.hands_eval.sorted_strengths(hands.reshape(-1, HAND_SIZE)).reshape(
-            len(g), p
-        )
+        self.strength[g] = self._strengths(hands)
         self.top[g] = p * HAND_SIZE
         self.left[g] = self.n_cards - p * HAND_SIZE
         self.pile[g] = False
@@ -369,10 +377,10 @@ class BatchedCardPoker:
                 f"actions must be an integer array of shape ({self.n},), got {a.dtype} {a.shape}"
             )
         a = a.astype(np.int64)
-        t = self._rows if which is None else np.flatnonzero(which)
-        if self._mask is None and which is None:
+        t = self._rows if which is None else which.nonzero()[0]
+        if self._mask is None:
             self._mask = self._masks(self._rows)
-        mask = self._mask[t] if self._mask is not None else self._masks(t)  # rows t
+        mask = self._mask[t]
         inside = (a[t] >= 0) & (a[t] < self.n_actions)
         legal = inside & mask[np.arange(len(t)), np.clip(a[t], 0, self.n_actions - 1)]
         if not legal.all():
@@ -408,24 +416,24 @@ class BatchedCardPoker:
         self.last_seat[act] = seat[act]
         payoffs = np.zeros((self.n, self.n_players), dtype=np.int64)
         phase = self.phase.copy()  # a draw may open the betting: bets are read from before
-        g = np.flatnonzero(act & (phase == _DRAW))
+        g = (act & (phase == _DRAW)).nonzero()[0]
         if len(g):
             self._draw(g, seat[g], a[g], chance)
         bet = act & (phase == _BET)
         ended = np.zeros(self.n, dtype=bool)
-        g = np.flatnonzero(bet & (a == PASS))
+        g = (bet & (a == PASS)).nonzero()[0]
         if len(g):
             self.in_play[g, seat[g]] = False
             alone = self.in_play[g].sum(axis=1) == 1
             self._award_unseen(g[alone])
             ended[g[alone]] = True
             self._next_bidder(g[~alone])
-        g = np.flatnonzero(bet & (a == REVEAL))
+        g = (bet & (a == REVEAL)).nonzero()[0]
         if len(g):
             self._pay(g, seat[g], reveal_cost(self.level[g], self.rules.min_bid))
             self._showdown(g)
             ended[g] = True
-        g = np.flatnonzero(bet & (a >= FIRST_BID))
+        g = (bet & (a >= FIRST_BID)).nonzero()[0]
         if len(g):
             amount = a[g] - FIRST_BID + self.rules.min_bid
             self._pay(g, seat[g], amount)
@@ -434,7 +442,7 @@ class BatchedCardPoker:
             self.bids_made[g, seat[g]] += 1
             self.bid_chips[g, seat[g]] += amount
             self._next_bidder(g)
-        g = np.flatnonzero(ended)
+        g = ended.nonzero()[0]
         if len(g):
             payoffs[g] = self.stacks[g] - self.start_stacks[g]
             self.net[g] += payoffs[g]
@@ -449,13 +457,19 @@ class BatchedCardPoker:
                 self._deal(nxt, first, self._chance_rows(chance, nxt))
         return payoffs
 
+    def _strengths(self, hands: np.ndarray) -> np.ndarray:
+        """``hands_eval.sorted_strengths`` of hands sorted on the last axis (any leading
+        shape), for the few rows of a step in three calls."""
+        idx = np.take(self._binom_flat, hands + self._binom_at).sum(axis=-1)
+        return np.take(self.hands_eval.table, idx)
+
     def _pay(self, g: np.ndarray, seat: np.ndarray, chips: np.ndarray) -> None:
         self.stacks[g, seat] -= chips
         self.pot[g] += chips
 
     def _draw(self, g: np.ndarray, seat: np.ndarray, a: np.ndarray, chance) -> None:
         k = _N_OUT[a]
-        short = np.flatnonzero(self.left[g] < k)
+        short = (self.left[g] < k).nonzero()[0]
         if len(short):
             self._reshuffle(g[short], self._chance_rows(chance, g[short]))
         d = self.n_cards
@@ -467,7 +481,7 @@ class BatchedCardPoker:
         self.pile.reshape(-1)[(g[:, None] * d + hand)[out]] = True
         hands = _sort_rows(np.where(out, new, hand))
         self.hands[g, seat] = hands
-        self.strength[g, seat] = self.hands_eval.sorted_strengths(hands)
+        self.strength[g, seat] = self._strengths(hands)
         self.top[g] += k
         self.left[g] -= k
         self.drawn[g, seat] = k
@@ -710,7 +724,7 @@ class BatchedCardPokerTable(CoreDraws):
             # opponent k sits at seat k, or k + 1 from the learner's seat on
             k = seat - (seat > self.agent_seat)
             for (policy, js), direct in zip(self._groups, self._direct, strict=True):
-                t = np.concatenate([np.flatnonzero(theirs & (k == j)) for j in js])
+                t = np.concatenate([(theirs & (k == j)).nonzero()[0] for j in js])
                 if not len(t):
                     continue
                 o = self.opponents[js[0]]

@@ -50,3 +50,14 @@ def test_an_unknown_kind_is_named(capsys):
 def test_bad_rounds():
     with pytest.raises(SystemExit):
         league_speed.main(["--rounds", "0"])
+
+
+def test_base_takes_the_configs_tables(capsys):
+    with pytest.raises(SystemExit):
+        league_speed.main(["--base", "HEAD", "--n-envs", "8", "--only", "2 careful"])
+    assert "leave out --n-envs" in capsys.readouterr().err
+
+
+def test_an_unknown_base_revision_is_named():
+    with pytest.raises(SystemExit, match="cannot read revision 'no-such-revision'"):
+        league_speed.main(["--base", "no-such-revision", "--only", "2 careful", "--repeats", "1"])
