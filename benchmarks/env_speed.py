@@ -207,10 +207,13 @@ def rlcard_runner(name: str, seed: int = 0):
     return make
 
 
-def evaluate_hand_runner(seed: int = 0, **variant):
+def evaluate_hand_runner(seed: int = 0, bound: bool = False, **variant):
+    """``evaluate_hand`` on one hand a call, as the docs write it: ``evaluate_hand(cards)``
+    (the defaults, or the one option ``deck=``), or (``bound``) the variant bound once,
+    ``value = hand_evaluator(**variant)``, then ``value(cards)``."""
     if set(variant) - {"deck"}:
         raise ValueError(f"the evaluate_hand rows time the deck option only, got {variant}")
-    from envs.rules.card_hands import evaluate_hand, get_evaluator
+    from envs.rules.card_hands import evaluate_hand, get_evaluator, hand_evaluator
 
     def make():
         deck = get_evaluator(**variant).deck
@@ -223,7 +226,11 @@ def evaluate_hand_runner(seed: int = 0, **variant):
 
         def run(n: int) -> float:
             start = clock()
-            if deck_size == 36:  # as a caller writes it: the defaults, or the one option
+            if bound:
+                value = hand_evaluator(**variant)
+                for k in range(n):
+                    value(hands[k & 4095])
+            elif deck_size == 36:  # as a caller writes it: the defaults, or the one option
                 for k in range(n):
                     evaluate_hand(hands[k & 4095])
             else:
@@ -339,10 +346,19 @@ def rows() -> tuple[list[Row], list[str]]:
             notes.append(f"PettingZoo {pz}: skipped ({type(e).__name__}: {e})")
     for rl in ("limit-holdem", "leduc-holdem"):
         peer(f"RLCard {rl}", "steps", "peer", "rlcard", rlcard_runner(rl))
-    out.append(("evaluate_hand, 36 cards + joker", "hands", "eval", evaluate_hand_runner()))
-    out.append(
-        ("evaluate_hand, 54 cards + 2 jokers", "hands", "eval", evaluate_hand_runner(deck=54))
-    )
+    for deck, label in ((36, "36 cards + joker"), (54, "54 cards + 2 jokers")):
+        variant = {"deck": deck} if deck != 36 else {}
+        call = f"evaluate_hand(cards{', deck=54' if deck == 54 else ''})"
+        out.append((f"{call}, {label}", "hands", "eval", evaluate_hand_runner(**variant)))
+        bind = f"hand_evaluator({'deck=54' if deck == 54 else ''})"
+        out.append(
+            (
+                f"evaluate_hand bound, {bind}, {label}",
+                "hands",
+                "eval",
+                evaluate_hand_runner(bound=True, **variant),
+            )
+        )
     peer("treys, 5 cards", "hands", "eval", "treys", treys_runner())
     peer("phevaluator, 5 cards", "hands", "eval", "phevaluator", phevaluator_runner())
     out.append(("batched evaluator (1M hands a call)", "hands", "batch", batched_hands_runner()))
