@@ -26,15 +26,18 @@ docs/engines.md ("Scalar env speed"):
 |---|---|
 | PokerNaKostyah-v0 / pyhtzee | 1.46x (CPU time, load 9; the command below the table) |
 | YahtzeeClassic-v0 / pyhtzee | 1.54x (the same run) |
-| dice_poker_v0 (5 and 6 dice) / texas hold'em | 2.08x, 2.02x |
-| yahtzee_v0 russian, classic / texas hold'em | 3.34x, 3.25x |
-| card_poker_v0 / texas hold'em | 2.43x |
-| evaluate_hand 36, 54 cards / treys | 0.43x, 0.29x (later, by lookup, load 12: 0.52x, 0.42x) |
+| dice_poker_v0 (5 and 6 dice) / texas hold'em | 2.71x, 2.75x (CPU time, load 12) |
+| yahtzee_v0 russian, classic / texas hold'em | 5.41x, 6.18x (the same run) |
+| card_poker_v0 / texas hold'em | 3.49x (the same run) |
+| evaluate_hand 36, 54 cards / treys | 1.07x, 0.89x; bound 1.35x, 1.11x (CPU time, load 11) |
 
 The scorecard rows: ``--only PokerNaKostyah,YahtzeeClassic,pyhtzee --steps 3000 --repeats
-7``. Not met: the scorecard ids' 2x pyhtzee, evaluate_hand's 1x treys, and the absolute
-20k / 10k steps/s of the poker ids (a learner's step there includes the reset, the
-opponents' turns and their observations).
+7``; the AEC rows: ``--only card_poker_v0,dice_poker_v0,yahtzee_v0,texas,leduc --steps 1000
+--repeats 5``; the evaluator: ``--only evaluate_hand,treys,phevaluator,batched --hands
+20000 --repeats 7`` (bound: ``value = hand_evaluator(**variant)``, then ``value(cards)``).
+Not met: the scorecard ids' 2x pyhtzee, evaluate_hand's 1x treys with ``deck=54`` (bound
+it is met), and the absolute 20k / 10k steps/s of the poker ids (a learner's step there
+includes the reset, the opponents' turns and their observations).
 """
 
 from __future__ import annotations
