@@ -7,10 +7,9 @@ from dataclasses import fields
 import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from envs import games
-from envs.multi.table import MatchAEC
+from envs.multi.table import MatchAEC, OrderEnforcing
 from envs.obs.dice_poker import obs_space, observe
 from envs.render.text import render_dice_poker as render_game
 from envs.rules.dice_poker import DicePokerMatch, DicePokerRules
@@ -23,7 +22,7 @@ RULE_KWARGS = tuple(f.name for f in fields(DicePokerRules))
 
 def env(**kwargs) -> AECEnv:
     """The AEC env wrapped in PettingZoo's order-enforcing checks."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))
 
 
 class raw_env(MatchAEC, EzPickle):

@@ -10,6 +10,12 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from envs import games
 from envs.spaces import to_action
@@ -228,3 +234,48 @@ class MatchAEC(TableAEC):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+
+class OrderEnforcing(OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` (the same checks, errors and warnings), whose
+    AEC loop calls, ``last``, ``step`` and ``agent_iter``, read the env they wrap directly
+    once it is reset: through the wrapper's ``__getattr__`` each attribute of a step costs
+    a Python call of its own, eight a step."""
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
+
+    def step(self, action) -> None:
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIterable(self, max_iter)
+
+    def __str__(self) -> str:
+        return str(self.env) if hasattr(self, "metadata") else repr(self)
+
+
+class _OrderEnforcingIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> AECOrderEnforcingIterator:
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcingIterator(AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator`` reading the wrapped env's agents directly."""
+
+    def __next__(self) -> str:
+        env = self.env.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        self.env._has_updated = False
+        return env.agent_selection

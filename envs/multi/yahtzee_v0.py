@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from envs import games
-from envs.multi.table import TableAEC
+from envs.multi.table import OrderEnforcing, TableAEC
 from envs.obs.scorecard import obs_space, observe
 from envs.render.text import render_scorecard as render_card
 from envs.rules.scorecard import N_REROLL_ACTIONS, OPTION_NAMES, ScorecardGame, make_rules
@@ -22,7 +21,7 @@ REWARDS = ("settlement", "points")
 
 def env(**kwargs) -> AECEnv:
     """The AEC env wrapped in PettingZoo's order-enforcing checks."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))
 
 
 class raw_env(TableAEC, EzPickle):

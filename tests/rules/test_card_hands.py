@@ -16,6 +16,7 @@ from envs.rules.card_hands import (
     category_order,
     evaluate_hand,
     get_evaluator,
+    hand_evaluator,
     hand_names,
 )
 from envs.rules.card_hands_reference import FULL_ORDER, ref_evaluate, ref_order
@@ -442,6 +443,80 @@ def test_fast_lookup_raises_as_before(cards, variant):
         evaluate_hand(parse_cards(cards), **variant)
     with pytest.raises(ValueError):
         evaluate_hand(tuple(parse_cards(cards)), **variant)
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        {},
+        {"deck": 54},
+        {"deck": 54, "joker_card": None},
+        {"joker_card": "AH", "ace_low_straight": True},
+    ],
+    ids=str,
+)
+def test_hand_evaluator_is_evaluate_hand_and_the_reference(variant):
+    """hand_evaluator(**variant) values Cards, card strings and a string as evaluate_hand does
+    (the very same CardHand), and as the reference does, jokers included: a seeded sample
+    of the deck's hands plus hands made to hold one and (54 cards) two jokers."""
+    value = hand_evaluator(**variant)
+    assert hand_evaluator(**variant) is value  # bound once per variant
+    deck = get_evaluator(**variant).deck
+    ref = _ref_for(variant, variant.get("deck", 36), variant.get("joker_card", "6S"))
+    rng = np.random.default_rng(26)
+    hands = [sorted(rng.choice(deck.size, 5, replace=False).tolist()) for _ in range(1500)]
+    jokers = sorted(deck.joker_indices)
+    naturals = [i for i in range(deck.size) if i not in deck.joker_indices]
+    for k in range(1, len(jokers) + 1):
+        hands += [
+            sorted([*jokers[:k], *rng.choice(naturals, 5 - k, replace=False).tolist()])
+            for _ in range(300)
+        ]
+    for h in hands:
+        # X names the first free joker (Deck.indices), so the jokers sorted last read as X
+        cards = [JOKER if deck.size == 54 and i in deck.joker_indices else deck.cards[i] for i in h]
+        hand = value(cards)
+        assert (
+            hand
+            is evaluate_hand(cards, **variant)
+            is evaluate_hand(" ".join(map(str, cards)), **variant)
+        )
+        assert value(tuple(cards)) is hand and value(iter(cards)) is hand
+        assert (hand.rank, hand.tiebreak, hand.name) == ref(h), (cards, hand)
+
+
+@pytest.mark.parametrize(
+    ("cards", "variant", "message"),
+    [
+        ("AS AS QS JS TS", {}, "twice"),
+        ("6S X QS JS TS", {}, "too many jokers"),
+        ("X X X JS TS", {"deck": 54}, "too many jokers"),
+        ("X X AS AS TS", {"deck": 54}, "twice"),
+        ("X KS QS JS TS", {"joker_card": None}, "too many jokers"),
+        ("2S KS QS JS TS", {}, "not in the 36-card deck"),
+        ("AS KS QS JS", {}, "five cards"),
+        ("AS KS QS JS TS 9S", {}, "five cards"),
+    ],
+)
+def test_hand_evaluator_raises_as_evaluate_hand(cards, variant, message):
+    """The same ValueError from the lookup's every way in: Cards in a list, a tuple or an
+    iterator (one of more or fewer than five cards says so), and the string."""
+    value = hand_evaluator(**variant)
+    listed = parse_cards(cards)
+    for given in (listed, tuple(listed), cards):
+        with pytest.raises(ValueError, match=message):
+            value(given)
+        with pytest.raises(ValueError, match=message):
+            evaluate_hand(given, **variant)
+    with pytest.raises(ValueError, match=message if len(listed) == 5 else "five cards"):
+        value(iter(listed))
+
+
+def test_hand_evaluator_checks_its_options():
+    with pytest.raises(ValueError, match="deck must be"):
+        hand_evaluator(deck=36.0)
+    with pytest.raises(TypeError, match="jokers"):
+        hand_evaluator(jokers=2)
 
 
 def test_options_of_the_wrong_type_still_raise_after_a_lookup():
