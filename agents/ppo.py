@@ -58,7 +58,10 @@ def masked_logits(model, observation: np.ndarray, action_mask: np.ndarray) -> np
     with torch.no_grad():
         t = torch.as_tensor(obs[None] if single else obs)
         features = policy.extract_features(t, policy.pi_features_extractor)
-        logits = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
+        latent = policy.mlp_extractor.forward_actor(features)
+        # a policy whose head is not one logit per action says how it maps (action_logits)
+        head = getattr(policy, "action_logits", None)
+        logits = (head(t, latent) if head else policy.action_net(latent)).numpy()
         if hasattr(policy, "_masks"):
             mask = policy._masks(t, mask)
     out = np.where(mask, logits.astype(np.float64), -np.inf)
