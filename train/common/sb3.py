@@ -73,6 +73,10 @@ class RunConfig:
     engine: str = "auto"
     torch_threads: int = 1  # small MLPs on 2 cores: more threads only add contention
     normalize_obs: bool = False  # scale observations by running mean/std (VecNormalize)
+    # divide the rewards PPO learns from by the running std of the discounted return
+    # (VecNormalize(norm_reward=True), its gamma the config's ppo.gamma); evaluations and
+    # the metrics stay in the game's points
+    normalize_reward: bool = False
     total_timesteps: int = 100_000
     eval_every: int = 20_000  # timesteps between evaluations
     eval_episodes: int = 500  # episodes per evaluation and per opponent
@@ -104,6 +108,7 @@ RUN_LIMITS: dict[str, tuple[Any, str]] = {
     "vec_env": (lambda v: v in ("dummy", "subproc"), "'dummy' or 'subproc'"),
     "torch_threads": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
     "normalize_obs": (lambda v: isinstance(v, bool), "true or false"),
+    "normalize_reward": (lambda v: isinstance(v, bool), "true or false"),
     "total_timesteps": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
     "eval_every": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
     "eval_episodes": (
@@ -142,6 +147,8 @@ def check_run(run: RunConfig, where: str) -> None:
 
 
 ACTIVATIONS = ("tanh", "relu", "elu", "leaky_relu")
+# policy_kwargs.optimizer_class: name -> torch.optim class (rmsprop: what SB3's A2C uses)
+OPTIMIZERS = ("adam", "rmsprop")
 
 
 def _positive(v: Any) -> bool:
@@ -207,6 +214,16 @@ PPO_LIMITS: dict[str, tuple[Any, str]] = {
     ),
     "policy_kwargs.activation_fn": (lambda v: v in ACTIVATIONS, f"one of {list(ACTIVATIONS)}"),
     "policy_kwargs.ortho_init": (lambda v: isinstance(v, bool), "true or false"),
+    "policy_kwargs.optimizer_class": (lambda v: v in OPTIMIZERS, f"one of {list(OPTIMIZERS)}"),
+    "policy_kwargs.optimizer_kwargs": (
+        lambda v: (
+            isinstance(v, dict)
+            and all(
+                isinstance(k, str) and (is_number(x) or isinstance(x, bool)) for k, x in v.items()
+            )
+        ),
+        "a mapping of the optimiser's arguments to numbers (e.g. {alpha: 0.99, eps: 1.0e-5})",
+    ),
 }
 
 
@@ -235,11 +252,21 @@ def ppo_arguments(ppo: dict[str, Any]) -> dict[str, Any]:
         if key in flat and not ok(flat[key]):
             raise ConfigError(f"ppo.{key} must be {what}, got {flat[key]!r}")
     args = dict(ppo)
-    from agents.policies import POLICIES
+    from agents.policies import KEEP_HEADS, POLICIES
 
     policy = args.setdefault("policy", "MlpPolicy")
     if policy not in POLICIES:
         raise ConfigError(f"ppo.policy must be one of {sorted(POLICIES)}, got {policy!r}")
+    if "policy_kwargs.keep_head" in flat:
+        head = flat["policy_kwargs.keep_head"]
+        if head not in KEEP_HEADS:
+            raise ConfigError(
+                f"ppo.policy_kwargs.keep_head must be one of {list(KEEP_HEADS)}, got {head!r}"
+            )
+        if policy != "ScorecardPolicy":
+            raise ConfigError(
+                f"ppo.policy_kwargs.keep_head needs ppo.policy: ScorecardPolicy, got {policy!r}"
+            )
     args["policy"] = POLICIES[policy]
     for key in ("learning_rate", "clip_range", "clip_range_vf"):
         if isinstance(args.get(key), dict):
@@ -254,6 +281,11 @@ def ppo_arguments(ppo: dict[str, Any]) -> dict[str, Any]:
             "elu": nn.ELU,
             "leaky_relu": nn.LeakyReLU,
         }[kwargs["activation_fn"]]
+    if "optimizer_class" in kwargs:
+        import torch
+
+        classes = {"adam": torch.optim.Adam, "rmsprop": torch.optim.RMSprop}
+        kwargs["optimizer_class"] = classes[kwargs["optimizer_class"]]
     if kwargs:
         args["policy_kwargs"] = kwargs
     return args
@@ -430,11 +462,30 @@ def make_vec_env(cfg: Config, n_envs: int, seed: int):
         cls = SubprocVecEnv if cfg.run.vec_env == "subproc" and n_envs > 1 else DummyVecEnv
         vec = cls([functools.partial(_monitored, cfg.env.id, kwargs) for _ in range(n_envs)])
     vec.seed(seed)
-    if cfg.run.normalize_obs:
+    if normalized(cfg.run):
         from stable_baselines3.common.vec_env import VecNormalize
 
-        vec = VecNormalize(vec, norm_obs=True, norm_reward=False)
+        vec = VecNormalize(
+            vec,
+            norm_obs=cfg.run.normalize_obs,
+            norm_reward=cfg.run.normalize_reward,
+            gamma=ppo_gamma(cfg.ppo),
+        )
     return vec
+
+
+def normalized(run: RunConfig) -> bool:
+    """Whether the run's envs are wrapped in a VecNormalize (observations or rewards), whose
+    statistics then travel with every checkpoint and the model."""
+    return run.normalize_obs or run.normalize_reward
+
+
+def ppo_gamma(ppo: dict[str, Any]) -> float:
+    """The discount of a ``ppo:`` section: its ``gamma``, else MaskablePPO's default."""
+    from sb3_contrib import MaskablePPO
+
+    default = inspect.signature(MaskablePPO.__init__).parameters["gamma"].default
+    return float(ppo.get("gamma", default))
 
 
 def _monitored(env_id: str, kwargs: dict[str, Any]) -> gym.Env:
@@ -520,16 +571,17 @@ def setup_torch(threads: int) -> None:
     torch.distributions.Distribution.set_default_validate_args(False)
 
 
-def load_checkpoint(checkpoints: list[Path], normalize_obs: bool):
-    """The newest checkpoint that loads, with its observation statistics, stepping back over
-    damaged ones (a warning line each); ``(path, model, normalizer or None)``."""
+def load_checkpoint(checkpoints: list[Path], normalize: bool):
+    """The newest checkpoint that loads, with its VecNormalize statistics (``normalize``:
+    they must be there), stepping back over damaged ones (a warning line each);
+    ``(path, model, normalizer or None)``."""
     for path in reversed(checkpoints):
         try:
             model = load_model(path)
             normalizer = load_normalizer(path)
-            if normalize_obs and normalizer is None:
+            if normalize and normalizer is None:
                 stats = normalizer_path(path).name
-                raise ValueError(f"its observation statistics {stats} are missing")
+                raise ValueError(f"its VecNormalize statistics {stats} are missing")
             return path, model, normalizer
         except (ValueError, FileNotFoundError) as err:
             print(f"warning: skipping damaged checkpoint {path.name}: {err}", file=sys.stderr)
@@ -707,16 +759,17 @@ def save_model(model, path: Path, normalizer=None) -> None:
         model.save(f)
 
 
-def resume_model(checkpoints: list[Path], normalize_obs: bool, make_vec):
+def resume_model(checkpoints: list[Path], normalize: bool, make_vec):
     """The newest checkpoint that loads, on the envs ``make_vec(step)`` builds (seeded afresh
     from the checkpoint's step, so a resumed run does not replay the episodes it began with);
-    ``(checkpoint, model, vec)``, ``vec`` wrapped in its saved statistics where they are used.
-    A checkpoint of another network or env is one line naming what differs."""
+    ``(checkpoint, model, vec)``, ``vec`` wrapped in its saved VecNormalize statistics where
+    they are used (``normalize``). A checkpoint of another network or env is one line naming
+    what differs."""
     from train.common.rundir import checkpoint_step
 
-    last, model, normalizer = load_checkpoint(checkpoints, normalize_obs)
+    last, model, normalizer = load_checkpoint(checkpoints, normalize)
     vec = make_vec(checkpoint_step(last))
-    if normalize_obs:
+    if normalize:
         normalizer.set_venv(getattr(vec, "venv", vec))
         vec = normalizer
     try:
