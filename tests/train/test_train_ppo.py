@@ -345,6 +345,7 @@ BAD_CONFIGS = [
     ("batch_size_bool", _set("ppo", "batch_size", True), [], ["ppo.batch_size", "True"]),
     ("n_epochs_zero", _set("ppo", "n_epochs", 0), [], ["ppo.n_epochs", "0"]),
     ("ent_coef_negative", _set("ppo", "ent_coef", -0.1), [], ["ppo.ent_coef", "-0.1"]),
+    ("ent_coef_bad_linear", _set("ppo", "ent_coef", {"linear": [0.1]}), [], ["ppo.ent_coef"]),
     ("clip_range_zero", _set("ppo", "clip_range", 0), [], ["ppo.clip_range", "0"]),
     ("target_kl_text", _set("ppo", "target_kl", "x"), [], ["ppo.target_kl", "'x'"]),
     ("normalize_advantage_yes", _set("ppo", "normalize_advantage", "yes"), [], ["'yes'"]),
@@ -760,3 +761,19 @@ def test_every_recipe_config_loads_and_names_its_lever():
         cfg = load_config(f"recipe/{path.name}")
         assert cfg.run.total_timesteps > 0 and path.stem not in stems  # own run folders
         assert yaml.safe_load(path.read_text())["trainer"] == "ppo"
+
+
+def test_an_entropy_schedule_falls_with_the_steps_and_travels_with_the_model(tmp_path):
+    from agents.ppo import load_model
+
+    config = str(tiny_scorecard_config(tmp_path, {"ent_coef": {"linear": [0.1, 0.0]}}))
+    run_dir = main(["--config", config, "--no-progress", "--total-timesteps", "1024"])
+    # rollouts of 256 steps; a checkpoint is saved inside a rollout, so step_512's value is
+    # the one set after the rollout that ended at 256: 0.1 x (1 - 256 / 1024)
+    checkpoints = run_dir / "checkpoints"
+    assert load_model(checkpoints / "step_512.zip").ent_coef == pytest.approx(0.075)
+    assert load_model(checkpoints / "step_768.zip").ent_coef == pytest.approx(0.05)
+    model = load_model(run_dir / "model.zip")
+    assert model.ent_coef == pytest.approx(0.0)
+    # the schedule is saved with the model: a --resume goes on with it (learn_rest)
+    assert model.ent_coef_schedule(0.5) == pytest.approx(0.05)

@@ -202,7 +202,10 @@ PPO_LIMITS: dict[str, tuple[Any, str]] = {
         "null, a number > 0 or {linear: [start, end]}",
     ),
     "normalize_advantage": (lambda v: isinstance(v, bool), "true or false"),
-    "ent_coef": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
+    "ent_coef": (
+        lambda v: _schedule_ok(v, lambda x: is_number(x) and x >= 0),
+        "a number >= 0 or {linear: [start, end]} (numbers >= 0)",
+    ),
     "vf_coef": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
     "max_grad_norm": (_positive, "a number > 0"),
     "target_kl": (lambda v: v is None or _positive(v), "null or a number > 0"),
@@ -271,6 +274,8 @@ def ppo_arguments(ppo: dict[str, Any]) -> dict[str, Any]:
     for key in ("learning_rate", "clip_range", "clip_range_vf"):
         if isinstance(args.get(key), dict):
             args[key] = _schedule(args[key])
+    if isinstance(args.get("ent_coef"), dict):  # MaskablePPO takes a number: the start
+        args["ent_coef"] = float(args["ent_coef"]["linear"][0])  # (build_model: the rest)
     kwargs = dict(args.get("policy_kwargs") or {})
     if "activation_fn" in kwargs:
         import torch.nn as nn
@@ -552,13 +557,17 @@ def build_model(ppo: dict[str, Any], vec, seed: int, **kwargs):
     from sb3_contrib import MaskablePPO
 
     try:
-        return MaskablePPO(
+        model = MaskablePPO(
             env=vec, seed=seed, device="cpu", verbose=0, **kwargs, **ppo_arguments(ppo)
         )
     except (ValueError, TypeError, AssertionError) as err:
         vec.close()
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ConfigError(f"ppo: MaskablePPO rejects these arguments: {first}") from None
+    if isinstance(ppo.get("ent_coef"), dict):
+        # saved with the model, so a resumed run goes on with it (learn_rest applies it)
+        model.ent_coef_schedule = _schedule(ppo["ent_coef"])
+    return model
 
 
 def setup_torch(threads: int) -> None:
@@ -691,8 +700,14 @@ def plot_curve(metrics_path: Path, out: Path, cfg: Config, best_known: float | N
 def learn_rest(model, total_timesteps: int, callback, progress_bar: bool, resume: bool) -> None:
     """Train ``model`` on up to ``total_timesteps`` steps in all: a resumed run (``resume``)
     goes on counting from its checkpoint; with a progress bar where ``progress_bar``. The
-    TensorBoard logs (where the model keeps them) are named ``ppo``."""
+    TensorBoard logs (where the model keeps them) are named ``ppo``. A model with an
+    entropy schedule (``ppo.ent_coef: {linear: [start, end]}``) has its coefficient set
+    before every update, at the progress SB3 gives the learning rate's schedule."""
     remaining = total_timesteps - model.num_timesteps
+    schedule = getattr(model, "ent_coef_schedule", None)
+    if schedule is not None:
+        callback = [*(callback if isinstance(callback, list) else [callback])]
+        callback.append(_entropy_schedule(schedule))
     if remaining > 0:
         model.learn(
             remaining,
@@ -701,6 +716,24 @@ def learn_rest(model, total_timesteps: int, callback, progress_bar: bool, resume
             reset_num_timesteps=not resume,
             tb_log_name="ppo",
         )
+
+
+def _entropy_schedule(schedule):
+    """An SB3 callback that sets ``model.ent_coef = schedule(progress remaining)`` after
+    each rollout: the progress SB3 computes next for the learning rate (the run's steps so
+    far against its total, a resumed run's included)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class EntropySchedule(BaseCallback):
+        def _on_rollout_end(self) -> None:
+            m = self.model
+            m.ent_coef = float(schedule(1.0 - m.num_timesteps / m._total_timesteps))
+            self.logger.record("train/ent_coef", m.ent_coef)
+
+        def _on_step(self) -> bool:
+            return True
+
+    return EntropySchedule()
 
 
 def next_multiple(step: int, every: int) -> int:
