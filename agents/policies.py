@@ -75,7 +75,9 @@ def _keep_classes() -> np.ndarray:
     return out
 
 
-_KEEP_CLASSES = torch.as_tensor(_keep_classes())
+# pattern -> (run structure, canonical set): 1 where the pattern makes that set's keep
+_KEEP_SUMS = torch.as_tensor(np.isfinite(_keep_classes()), dtype=torch.float32)
+_KEEP_SUMS = _KEEP_SUMS.permute(2, 0, 1).reshape(N_REROLL_ACTIONS, -1)
 _BIT_WEIGHTS = torch.as_tensor(1 << np.arange(N_DICE - 1))
 
 
@@ -153,8 +155,13 @@ def factored_logits(head: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
     pattern = nn.functional.logsigmoid(bits) @ on.T + nn.functional.logsigmoid(-bits) @ (1 - on).T
     dice = obs[:, _DICE]
     config = ((dice[:, :-1] == dice[:, 1:]).long() * _BIT_WEIGHTS.to(obs.device)).sum(dim=1)
-    classes = _KEEP_CLASSES.to(head.device)[config]  # (B, 32, 32)
-    keeps = torch.logsumexp(pattern[:, None, :] + classes, dim=-1)
+    # log-sum-exp over each keep's patterns as one matrix product for all 16 run structures
+    # (4x faster than a (B, 32, 32) log-sum-exp), shifted by the likeliest pattern; a keep
+    # below 1e-37 of it is floored there instead of at log 0
+    top = pattern.max(dim=1, keepdim=True).values
+    sums = torch.exp(pattern - top) @ _KEEP_SUMS.to(head.device)  # (B, 16 x 32)
+    at = config[:, None] * N_REROLL_ACTIONS + torch.arange(N_REROLL_ACTIONS, device=obs.device)
+    keeps = torch.log(torch.gather(sums, 1, at).clamp_min(1e-37)) + top
     return torch.cat([g + keeps, rows], dim=1)
 
 
