@@ -24,26 +24,26 @@ import time
 
 import numpy as np
 
-from benchmarks.ppo_speed import _Timer
 from benchmarks.timing import time_rounds
 from train.common.config import CONFIG_DIR
-from train.common.sb3 import load_config, setup_torch
+from train.common.sb3 import build_model, load_config, make_vec_env, setup_torch
 
 BASE = "recipe_base"
 
 
 class _Chunk:
-    """A config's model, trained about ``steps`` env steps per round."""
+    """A config's model (built as train/ppo.py builds it), trained ``steps`` env steps per
+    round, rounded up to whole rollouts."""
 
     def __init__(self, cfg, steps: int) -> None:
-        self.timer = _Timer(cfg, cfg.ppo, False)
-        self.updates = max(1, math.ceil(steps / self.timer.steps))
-        self.steps = self.updates * self.timer.steps
+        vec = make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed)
+        self.model = build_model(cfg.ppo, vec, cfg.run.seed)
+        per_rollout = self.model.n_steps * cfg.run.n_envs
+        self.steps = max(1, math.ceil(steps / per_rollout)) * per_rollout
 
     def round(self) -> float:
         start = time.perf_counter()
-        for _ in range(self.updates):
-            self.timer.round()
+        self.model.learn(self.steps, reset_num_timesteps=False)
         return time.perf_counter() - start
 
 
