@@ -32,12 +32,20 @@ def load_normalizer(model_path: str | Path):
     try:
         with path.open("rb") as f:
             normalizer = pickle.load(f)
-        rms = getattr(normalizer, "obs_rms", None)
+        # vars(): a VecNormalize without a venv recurses on a missing attribute (obs_rms
+        # is missing where only the rewards were normalised)
+        rms = vars(normalizer).get("obs_rms")
         if hasattr(rms, "mean"):  # a Box observation's statistics
             check_finite([("obs_rms.mean", rms.mean), ("obs_rms.var", rms.var)])
     except Exception as err:  # a damaged or foreign file
         raise ValueError(f"cannot read the observation statistics {str(path)!r}: {err}") from None
     return normalizer
+
+
+def observation_normalizer(normalizer):
+    """What of a saved VecNormalize a player needs: itself where it scales observations,
+    else None (statistics of the rewards alone matter to training, not to play)."""
+    return normalizer if normalizer is not None and vars(normalizer).get("norm_obs") else None
 
 
 def masked_logits(model, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
@@ -58,7 +66,10 @@ def masked_logits(model, observation: np.ndarray, action_mask: np.ndarray) -> np
     with torch.no_grad():
         t = torch.as_tensor(obs[None] if single else obs)
         features = policy.extract_features(t, policy.pi_features_extractor)
-        logits = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
+        latent = policy.mlp_extractor.forward_actor(features)
+        # a policy whose head is not one logit per action says how it maps (action_logits)
+        head = getattr(policy, "action_logits", None)
+        logits = (head(t, latent) if head else policy.action_net(latent)).numpy()
         if hasattr(policy, "_masks"):
             mask = policy._masks(t, mask)
     out = np.where(mask, logits.astype(np.float64), -np.inf)
@@ -79,7 +90,7 @@ class PPOAgent(Agent):
         if game is not None:
             n_actions = getattr(self.model.action_space, "n", None)
             check_game(path, game, self.model.observation_space.shape, n_actions, **rules)
-        self.normalizer = load_normalizer(path)
+        self.normalizer = observation_normalizer(load_normalizer(path))
         self.deterministic = deterministic
         self.name = f"ppo:{path}"
 
@@ -88,7 +99,7 @@ class PPOAgent(Agent):
         """An agent of a model in memory (``normalizer``: its VecNormalize, if any)."""
         agent = cls.__new__(cls)
         Agent.__init__(agent)
-        agent.model, agent.normalizer = model, normalizer
+        agent.model, agent.normalizer = model, observation_normalizer(normalizer)
         agent.deterministic, agent.name = deterministic, "ppo"
         return agent
 

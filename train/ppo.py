@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from envs.cli import add_rule_argument, rule_options
-from train.common.config import add_run_arguments, command_line, run_overrides
+from train.common.config import ConfigError, add_run_arguments, command_line, run_overrides
 from train.common.results import model_line
 from train.common.rundir import choose_run_dir, resuming
 from train.common.sb3 import (
@@ -40,6 +40,7 @@ from train.common.sb3 import (
     load_config,
     make_vec_env,
     measure,
+    normalized,
     open_run,
     optimal_score,
     resume_model,
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> Path:
     last, model, vec = model_and_envs(cfg, args.resume, checkpoints)
     best_known = None if scored_in_chips(cfg) else optimal_score(cfg)
     rows, clock, callback, progress = open_run(cfg, "ppo", args.resume, model, last)
-    normalizer = vec if cfg.run.normalize_obs else None
+    normalizer = vec if normalized(cfg.run) else None  # its statistics go with every save
 
     def record(step: int, n_episodes: int, label: str = "") -> dict[str, float]:
         from agents.ppo import PPOAgent
@@ -120,10 +121,29 @@ def model_and_envs(cfg: Config, resume: bool, checkpoints: list[Path]):
         return None, build_model(cfg.ppo, vec, cfg.run.seed, tensorboard_log=tensorboard), vec
     check_same_network(cfg.run_dir / "config.yaml", cfg.ppo)
     envs_at = lambda step: make_vec_env(cfg, cfg.run.n_envs, cfg.run.seed + step)  # noqa: E731
-    last, model, vec = resume_model(checkpoints, cfg.run.normalize_obs, envs_at)
+    last, model, vec = resume_model(checkpoints, normalized(cfg.run), envs_at)
+    check_same_normalization(cfg, last)
     model.tensorboard_log = tensorboard
     resuming(cfg.run_dir, last, model.num_timesteps, cfg.run.total_timesteps, "timesteps")
     return last, model, vec
+
+
+def check_same_normalization(cfg: Config, last: Path) -> None:
+    """Refuse ``--resume`` when ``run.normalize_obs`` / ``run.normalize_reward`` are not what
+    checkpoint ``last`` was trained with (its saved VecNormalize, or none)."""
+    from agents.ppo import load_normalizer
+
+    stats = load_normalizer(last)
+    saved = {"normalize_obs": False, "normalize_reward": False}
+    if stats is not None:
+        saved = {"normalize_obs": stats.norm_obs, "normalize_reward": stats.norm_reward}
+    now = {key: getattr(cfg.run, key) for key in saved}
+    if saved != now:
+        what = ", ".join(f"run.{k}: {saved[k]} -> {now[k]}" for k in saved if saved[k] != now[k])
+        raise ConfigError(
+            f"--resume: {last.name} was trained otherwise ({what}); resume with the settings "
+            "it was started with, or start a fresh run"
+        )
 
 
 def record_videos(cfg: Config, model, normalizer) -> None:

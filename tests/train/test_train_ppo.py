@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -349,6 +350,7 @@ BAD_CONFIGS = [
     ("batch_size_bool", _set("ppo", "batch_size", True), [], ["ppo.batch_size", "True"]),
     ("n_epochs_zero", _set("ppo", "n_epochs", 0), [], ["ppo.n_epochs", "0"]),
     ("ent_coef_negative", _set("ppo", "ent_coef", -0.1), [], ["ppo.ent_coef", "-0.1"]),
+    ("ent_coef_bad_linear", _set("ppo", "ent_coef", {"linear": [0.1]}), [], ["ppo.ent_coef"]),
     ("clip_range_zero", _set("ppo", "clip_range", 0), [], ["ppo.clip_range", "0"]),
     ("target_kl_text", _set("ppo", "target_kl", "x"), [], ["ppo.target_kl", "'x'"]),
     ("normalize_advantage_yes", _set("ppo", "normalize_advantage", "yes"), [], ["'yes'"]),
@@ -373,6 +375,11 @@ BAD_CONFIGS = [
     ("eval_opponents_unknown", _set("run", "eval_opponents", ["genius"]), [], ["genius"]),
     ("vec_env_threads", _set("run", "vec_env", "threads"), [], ["run.vec_env", "threads"]),
     ("normalize_obs_yes", _set("run", "normalize_obs", "yes"), [], ["normalize_obs", "'yes'"]),
+    ("normalize_reward_1", _set("run", "normalize_reward", 1), [], ["normalize_reward", "1"]),
+    ("keep_head_bits", _set("ppo", "policy_kwargs", "keep_head", "bits"), [], ["'bits'"]),
+    ("keep_head_mlp", _set("ppo", "policy_kwargs", "keep_head", "factored"), [], ["MlpPolicy"]),
+    ("optimizer_sgd", _set("ppo", "policy_kwargs", "optimizer_class", "sgd"), [], ["'sgd'"]),
+    ("optimizer_kwargs", _set("ppo", "policy_kwargs", "optimizer_kwargs", [1]), [], ["[1]"]),
     ("pool_size_zero", _set("run", "self_play", "pool_size", 0), [], ["pool_size", "0"]),
     ("snapshot_every_zero", _set("run", "self_play", "snapshot_every", 0), [], ["snapshot"]),
     ("heuristic_share_big", _set("run", "self_play", "heuristic_share", 1.5), [], ["1.5"]),
@@ -642,3 +649,136 @@ def test_dice_poker_config_trains_on_the_batched_engine(tmp_path):
     # where the time went: stepping, updating and evaluating, and the training throughput
     assert all(float(final[k]) > 0 for k in ("rollout_s", "update_s", "eval_s", "steps_per_s"))
     assert float(final["rollout_s"]) + float(final["update_s"]) < float(final["wall_s"])
+
+
+# -- the recipe levers: reward normalisation, the factored keep head, A2C -----------------------
+
+
+def tiny_scorecard_config(tmp_path, ppo=None, **run):
+    data = {
+        "trainer": "ppo",
+        "env": {"id": "YahtzeeClassic-v0", "kwargs": {"reward_scale": 0.02}},
+        "ppo": {
+            "policy": "ScorecardPolicy",
+            "n_steps": 32,
+            "batch_size": 128,
+            "n_epochs": 1,
+            "gamma": 1.0,
+            "policy_kwargs": {"net_arch": [16]},
+            **(ppo or {}),
+        },
+        "run": {
+            "seed": 0,
+            "engine": "batched",
+            "n_envs": 8,
+            "total_timesteps": 512,
+            "eval_every": 256,
+            "eval_episodes": 10,
+            "final_eval_episodes": 20,
+            "checkpoint_every": 256,
+            "record_games": 0,
+            "out_dir": str(tmp_path / "runs"),
+            **run,
+        },
+    }
+    path = tmp_path / "tiny_scorecard.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_normalized_rewards_train_and_resume_and_the_model_plays_in_points(tmp_path):
+    config = str(tiny_scorecard_config(tmp_path, normalize_reward=True))
+    run_dir = main(["--config", config, "--no-progress", "--total-timesteps", "256"])
+    from agents.ppo import load_normalizer
+
+    stats = load_normalizer(run_dir / "checkpoints" / "step_256.zip")
+    assert stats.norm_reward and not stats.norm_obs
+    assert stats.gamma == 1.0 and stats.ret_rms.count > 100  # the config's gamma, and used
+    (run_dir / "model.zip").unlink()
+    main(["--config", config, "--no-progress", "--resume"])  # the statistics resume too
+    metrics = rows(run_dir / "metrics.csv")
+    assert int(metrics[-1]["timesteps"]) >= 512
+    # evaluations are in the game's points (a scaled or normalised score would be < 10)
+    assert all(float(r["score"]) > 30 for r in metrics)
+    assert load_normalizer(run_dir / "model.zip").ret_rms.count > stats.ret_rms.count
+    agent = make_agent(f"ppo:{run_dir / 'model.zip'}", game="yahtzee_classic")
+    assert agent.normalizer is None  # the observations go in as they are
+    env = gym.make("YahtzeeClassic-v0")
+    obs, info = env.reset(seed=0)
+    assert info["action_mask"][agent.act(obs, info["action_mask"])]
+
+
+def test_resume_with_other_normalization_is_one_line(tmp_path):
+    from train.common.config import ConfigError
+
+    config = str(tiny_scorecard_config(tmp_path, normalize_reward=True))
+    run_dir = main(["--config", config, "--no-progress", "--total-timesteps", "256"])
+    (run_dir / "model.zip").unlink()
+    flipped = yaml.safe_load(Path(config).read_text())
+    flipped["run"]["normalize_obs"] = True
+    Path(config).write_text(yaml.safe_dump(flipped))
+    with pytest.raises(ConfigError, match=r"run.normalize_obs: False -> True") as err:
+        main(["--config", config, "--no-progress", "--resume"])
+    assert "\n" not in str(err.value)
+
+
+def test_factored_keep_head_trains_saves_and_resumes(tmp_path):
+    ppo = {"policy_kwargs": {"net_arch": [16], "keep_head": "factored"}}
+    config = str(tiny_scorecard_config(tmp_path, ppo))
+    run_dir = main(["--config", config, "--no-progress", "--total-timesteps", "256"])
+    (run_dir / "model.zip").unlink()
+    main(["--config", config, "--no-progress", "--resume"])
+    agent = make_agent(f"ppo:{run_dir / 'model.zip'}", game="yahtzee_classic")
+    assert agent.model.policy.keep_head == "factored"
+    assert int(rows(run_dir / "metrics.csv")[-1]["timesteps"]) >= 512
+    categorical = yaml.safe_load(Path(config).read_text())
+    categorical["ppo"]["policy_kwargs"]["keep_head"] = "categorical"
+    Path(config).write_text(yaml.safe_dump(categorical))
+    with pytest.raises(ValueError, match="keep_head"):  # a resume keeps its network
+        main(["--config", config, "--no-progress", "--resume", "--total-timesteps", "1024"])
+
+
+def test_the_a2c_config_is_masked_a2c():
+    """configs/recipe/recipe_a2c.yaml: one gradient step per rollout on the whole rollout,
+    a clip range that never binds, no advantage normalisation, RMSprop as SB3's A2C."""
+    import torch
+
+    from train.common.sb3 import build_model, make_vec_env
+
+    cfg = load_config("recipe/recipe_a2c.yaml")
+    vec = make_vec_env(cfg, 4, 0)
+    model = build_model(cfg.ppo, vec, 0)
+    assert model.n_epochs == 1 and cfg.ppo["batch_size"] == model.n_steps * cfg.run.n_envs
+    assert model.clip_range(1.0) >= 1000 and not model.normalize_advantage
+    optimizer = model.policy.optimizer
+    assert isinstance(optimizer, torch.optim.RMSprop)
+    assert optimizer.defaults["alpha"] == 0.99 and optimizer.defaults["eps"] == 1e-5
+    vec.close()
+
+
+def test_every_recipe_config_loads_and_names_its_lever():
+    from train.common.config import CONFIG_DIR
+
+    names = sorted((CONFIG_DIR / "recipe").glob("*.yaml"))
+    assert len(names) >= 5
+    stems = {p.stem for p in CONFIG_DIR.glob("*.yaml")}
+    for path in names:
+        cfg = load_config(f"recipe/{path.name}")
+        assert cfg.run.total_timesteps > 0 and path.stem not in stems  # own run folders
+        assert yaml.safe_load(path.read_text())["trainer"] == "ppo"
+
+
+def test_an_entropy_schedule_falls_with_the_steps_and_travels_with_the_model(tmp_path):
+    from agents.ppo import load_model
+
+    config = str(tiny_scorecard_config(tmp_path, {"ent_coef": {"linear": [0.1, 0.0]}}))
+    run_dir = main(["--config", config, "--no-progress", "--total-timesteps", "1024"])
+    # rollouts of 256 steps; a checkpoint is saved inside a rollout, so step_512's value is
+    # the one set after the rollout that ended at 256: 0.1 x (1 - 256 / 1024)
+    checkpoints = run_dir / "checkpoints"
+    assert load_model(checkpoints / "step_512.zip").ent_coef == pytest.approx(0.075)
+    assert load_model(checkpoints / "step_768.zip").ent_coef == pytest.approx(0.05)
+    model = load_model(run_dir / "model.zip")
+    assert model.ent_coef == pytest.approx(0.0)
+    # the schedule is saved with the model: a --resume goes on with it (learn_rest)
+    assert model.ent_coef_schedule(0.5) == pytest.approx(0.05)

@@ -73,6 +73,10 @@ class RunConfig:
     engine: str = "auto"
     torch_threads: int = 1  # small MLPs on 2 cores: more threads only add contention
     normalize_obs: bool = False  # scale observations by running mean/std (VecNormalize)
+    # divide the rewards PPO learns from by the running std of the discounted return
+    # (VecNormalize(norm_reward=True), its gamma the config's ppo.gamma); evaluations and
+    # the metrics stay in the game's points
+    normalize_reward: bool = False
     total_timesteps: int = 100_000
     eval_every: int = 20_000  # timesteps between evaluations
     eval_episodes: int = 500  # episodes per evaluation and per opponent
@@ -104,6 +108,7 @@ RUN_LIMITS: dict[str, tuple[Any, str]] = {
     "vec_env": (lambda v: v in ("dummy", "subproc"), "'dummy' or 'subproc'"),
     "torch_threads": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
     "normalize_obs": (lambda v: isinstance(v, bool), "true or false"),
+    "normalize_reward": (lambda v: isinstance(v, bool), "true or false"),
     "total_timesteps": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
     "eval_every": (lambda v: is_int(v) and v >= 1, "a whole number >= 1"),
     "eval_episodes": (
@@ -142,6 +147,8 @@ def check_run(run: RunConfig, where: str) -> None:
 
 
 ACTIVATIONS = ("tanh", "relu", "elu", "leaky_relu")
+# policy_kwargs.optimizer_class: name -> torch.optim class (rmsprop: what SB3's A2C uses)
+OPTIMIZERS = ("adam", "rmsprop")
 
 
 def _positive(v: Any) -> bool:
@@ -195,7 +202,10 @@ PPO_LIMITS: dict[str, tuple[Any, str]] = {
         "null, a number > 0 or {linear: [start, end]}",
     ),
     "normalize_advantage": (lambda v: isinstance(v, bool), "true or false"),
-    "ent_coef": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
+    "ent_coef": (
+        lambda v: _schedule_ok(v, lambda x: is_number(x) and x >= 0),
+        "a number >= 0 or {linear: [start, end]} (numbers >= 0)",
+    ),
     "vf_coef": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
     "max_grad_norm": (_positive, "a number > 0"),
     "target_kl": (lambda v: v is None or _positive(v), "null or a number > 0"),
@@ -207,6 +217,16 @@ PPO_LIMITS: dict[str, tuple[Any, str]] = {
     ),
     "policy_kwargs.activation_fn": (lambda v: v in ACTIVATIONS, f"one of {list(ACTIVATIONS)}"),
     "policy_kwargs.ortho_init": (lambda v: isinstance(v, bool), "true or false"),
+    "policy_kwargs.optimizer_class": (lambda v: v in OPTIMIZERS, f"one of {list(OPTIMIZERS)}"),
+    "policy_kwargs.optimizer_kwargs": (
+        lambda v: (
+            isinstance(v, dict)
+            and all(
+                isinstance(k, str) and (is_number(x) or isinstance(x, bool)) for k, x in v.items()
+            )
+        ),
+        "a mapping of the optimiser's arguments to numbers (e.g. {alpha: 0.99, eps: 1.0e-5})",
+    ),
 }
 
 
@@ -235,15 +255,27 @@ def ppo_arguments(ppo: dict[str, Any]) -> dict[str, Any]:
         if key in flat and not ok(flat[key]):
             raise ConfigError(f"ppo.{key} must be {what}, got {flat[key]!r}")
     args = dict(ppo)
-    from agents.policies import POLICIES
+    from agents.policies import KEEP_HEADS, POLICIES
 
     policy = args.setdefault("policy", "MlpPolicy")
     if policy not in POLICIES:
         raise ConfigError(f"ppo.policy must be one of {sorted(POLICIES)}, got {policy!r}")
+    if "policy_kwargs.keep_head" in flat:
+        head = flat["policy_kwargs.keep_head"]
+        if head not in KEEP_HEADS:
+            raise ConfigError(
+                f"ppo.policy_kwargs.keep_head must be one of {list(KEEP_HEADS)}, got {head!r}"
+            )
+        if policy != "ScorecardPolicy":
+            raise ConfigError(
+                f"ppo.policy_kwargs.keep_head needs ppo.policy: ScorecardPolicy, got {policy!r}"
+            )
     args["policy"] = POLICIES[policy]
     for key in ("learning_rate", "clip_range", "clip_range_vf"):
         if isinstance(args.get(key), dict):
             args[key] = _schedule(args[key])
+    if isinstance(args.get("ent_coef"), dict):  # MaskablePPO takes a number: the start
+        args["ent_coef"] = float(args["ent_coef"]["linear"][0])  # (build_model: the rest)
     kwargs = dict(args.get("policy_kwargs") or {})
     if "activation_fn" in kwargs:
         import torch.nn as nn
@@ -254,6 +286,11 @@ def ppo_arguments(ppo: dict[str, Any]) -> dict[str, Any]:
             "elu": nn.ELU,
             "leaky_relu": nn.LeakyReLU,
         }[kwargs["activation_fn"]]
+    if "optimizer_class" in kwargs:
+        import torch
+
+        classes = {"adam": torch.optim.Adam, "rmsprop": torch.optim.RMSprop}
+        kwargs["optimizer_class"] = classes[kwargs["optimizer_class"]]
     if kwargs:
         args["policy_kwargs"] = kwargs
     return args
@@ -430,11 +467,30 @@ def make_vec_env(cfg: Config, n_envs: int, seed: int):
         cls = SubprocVecEnv if cfg.run.vec_env == "subproc" and n_envs > 1 else DummyVecEnv
         vec = cls([functools.partial(_monitored, cfg.env.id, kwargs) for _ in range(n_envs)])
     vec.seed(seed)
-    if cfg.run.normalize_obs:
+    if normalized(cfg.run):
         from stable_baselines3.common.vec_env import VecNormalize
 
-        vec = VecNormalize(vec, norm_obs=True, norm_reward=False)
+        vec = VecNormalize(
+            vec,
+            norm_obs=cfg.run.normalize_obs,
+            norm_reward=cfg.run.normalize_reward,
+            gamma=ppo_gamma(cfg.ppo),
+        )
     return vec
+
+
+def normalized(run: RunConfig) -> bool:
+    """Whether the run's envs are wrapped in a VecNormalize (observations or rewards), whose
+    statistics then travel with every checkpoint and the model."""
+    return run.normalize_obs or run.normalize_reward
+
+
+def ppo_gamma(ppo: dict[str, Any]) -> float:
+    """The discount of a ``ppo:`` section: its ``gamma``, else MaskablePPO's default."""
+    from sb3_contrib import MaskablePPO
+
+    default = inspect.signature(MaskablePPO.__init__).parameters["gamma"].default
+    return float(ppo.get("gamma", default))
 
 
 def _monitored(env_id: str, kwargs: dict[str, Any]) -> gym.Env:
@@ -501,13 +557,17 @@ def build_model(ppo: dict[str, Any], vec, seed: int, **kwargs):
     from sb3_contrib import MaskablePPO
 
     try:
-        return MaskablePPO(
+        model = MaskablePPO(
             env=vec, seed=seed, device="cpu", verbose=0, **kwargs, **ppo_arguments(ppo)
         )
     except (ValueError, TypeError, AssertionError) as err:
         vec.close()
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ConfigError(f"ppo: MaskablePPO rejects these arguments: {first}") from None
+    if isinstance(ppo.get("ent_coef"), dict):
+        # saved with the model, so a resumed run goes on with it (learn_rest applies it)
+        model.ent_coef_schedule = _schedule(ppo["ent_coef"])
+    return model
 
 
 def setup_torch(threads: int) -> None:
@@ -520,17 +580,18 @@ def setup_torch(threads: int) -> None:
     torch.distributions.Distribution.set_default_validate_args(False)
 
 
-def load_checkpoint(checkpoints: list[Path], normalize_obs: bool, load=load_model):
+def load_checkpoint(checkpoints: list[Path], normalize: bool, load=load_model):
     """The newest checkpoint that loads (by ``load(path)``; a ``ValueError`` or
-    ``FileNotFoundError`` marks it damaged), with its observation statistics, stepping back
-    over damaged ones (a warning line each); ``(path, model, normalizer or None)``."""
+    ``FileNotFoundError`` marks it damaged), with its VecNormalize statistics
+    (``normalize``: they must be there), stepping back over damaged ones (a warning line
+    each); ``(path, model, normalizer or None)``."""
     for path in reversed(checkpoints):
         try:
             model = load(path)
             normalizer = load_normalizer(path)
-            if normalize_obs and normalizer is None:
+            if normalize and normalizer is None:
                 stats = normalizer_path(path).name
-                raise ValueError(f"its observation statistics {stats} are missing")
+                raise ValueError(f"its VecNormalize statistics {stats} are missing")
             return path, model, normalizer
         except (ValueError, FileNotFoundError) as err:
             print(f"warning: skipping damaged checkpoint {path.name}: {err}", file=sys.stderr)
@@ -640,8 +701,14 @@ def plot_curve(metrics_path: Path, out: Path, cfg: Config, best_known: float | N
 def learn_rest(model, total_timesteps: int, callback, progress_bar: bool, resume: bool) -> None:
     """Train ``model`` on up to ``total_timesteps`` steps in all: a resumed run (``resume``)
     goes on counting from its checkpoint; with a progress bar where ``progress_bar``. The
-    TensorBoard logs (where the model keeps them) are named ``ppo``."""
+    TensorBoard logs (where the model keeps them) are named ``ppo``. A model with an
+    entropy schedule (``ppo.ent_coef: {linear: [start, end]}``) has its coefficient set
+    before every update, at the progress SB3 gives the learning rate's schedule."""
     remaining = total_timesteps - model.num_timesteps
+    schedule = getattr(model, "ent_coef_schedule", None)
+    if schedule is not None:
+        callback = [*(callback if isinstance(callback, list) else [callback])]
+        callback.append(_entropy_schedule(schedule))
     if remaining > 0:
         model.learn(
             remaining,
@@ -650,6 +717,24 @@ def learn_rest(model, total_timesteps: int, callback, progress_bar: bool, resume
             reset_num_timesteps=not resume,
             tb_log_name="ppo",
         )
+
+
+def _entropy_schedule(schedule):
+    """An SB3 callback that sets ``model.ent_coef = schedule(progress remaining)`` after
+    each rollout: the progress SB3 computes next for the learning rate (the run's steps so
+    far against its total, a resumed run's included)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class EntropySchedule(BaseCallback):
+        def _on_rollout_end(self) -> None:
+            m = self.model
+            m.ent_coef = float(schedule(1.0 - m.num_timesteps / m._total_timesteps))
+            self.logger.record("train/ent_coef", m.ent_coef)
+
+        def _on_step(self) -> bool:
+            return True
+
+    return EntropySchedule()
 
 
 def next_multiple(step: int, every: int) -> int:
@@ -708,16 +793,17 @@ def save_model(model, path: Path, normalizer=None) -> None:
         model.save(f)
 
 
-def resume_model(checkpoints: list[Path], normalize_obs: bool, make_vec, load=load_model):
+def resume_model(checkpoints: list[Path], normalize: bool, make_vec, load=load_model):
     """The newest checkpoint that loads, on the envs ``make_vec(step)`` builds (seeded afresh
     from the checkpoint's step, so a resumed run does not replay the episodes it began with);
-    ``(checkpoint, model, vec)``, ``vec`` wrapped in its saved statistics where they are used.
-    A checkpoint of another network or env is one line naming what differs."""
+    ``(checkpoint, model, vec)``, ``vec`` wrapped in its saved VecNormalize statistics where
+    they are used (``normalize``). A checkpoint of another network or env is one line naming
+    what differs."""
     from train.common.rundir import checkpoint_step
 
-    last, model, normalizer = load_checkpoint(checkpoints, normalize_obs, load)
+    last, model, normalizer = load_checkpoint(checkpoints, normalize, load)
     vec = make_vec(checkpoint_step(last))
-    if normalize_obs:
+    if normalize:
         normalizer.set_venv(getattr(vec, "venv", vec))
         vec = normalizer
     try:
