@@ -30,6 +30,8 @@ docs/engines.md ("Scalar env speed"):
 | yahtzee_v0 russian, classic / texas hold'em | 3.34x, 3.25x |
 | card_poker_v0 / texas hold'em | 2.43x |
 | evaluate_hand 36, 54 cards / treys | 0.43x, 0.29x (later, by lookup, load 12: 0.52x, 0.42x) |
+| DicePoker-v0 heuristic, optimal / main | 1.9x, 2.7x (2,877, 3,665 steps/s; CPU, load 11-12) |
+| DicePoker6-v0 heuristic, optimal / main | 1.9x, 2.8x (3,246, 3,801 steps/s; the same run) |
 
 The scorecard rows: ``--only PokerNaKostyah,YahtzeeClassic,pyhtzee --steps 3000 --repeats
 7``. Not met: the scorecard ids' 2x pyhtzee, evaluate_hand's 1x treys, and the absolute
