@@ -30,6 +30,8 @@ docs/engines.md ("Scalar env speed"):
 | yahtzee_v0 russian, classic / texas hold'em | 5.41x, 6.18x (the same run) |
 | card_poker_v0 / texas hold'em | 3.49x (the same run) |
 | evaluate_hand 36, 54 cards / treys | 1.07x, 0.89x; bound 1.35x, 1.11x (CPU time, load 11) |
+| DicePoker-v0 heuristic, optimal | 2,877, 3,665 steps/s (1.9x, 2.7x before; CPU, load 11) |
+| DicePoker6-v0 heuristic, optimal | 3,246, 3,801 steps/s (1.9x, 2.8x; the same run) |
 
 The scorecard rows: ``--only PokerNaKostyah,YahtzeeClassic,pyhtzee --steps 3000 --repeats
 7``; the AEC rows: ``--only card_poker_v0,dice_poker_v0,yahtzee_v0,texas,leduc --steps 1000

@@ -8,7 +8,14 @@ from dataclasses import fields
 import numpy as np
 
 from envs import games
-from envs.obs.dice_poker import decode_observation, obs_fields, obs_size, obs_space, observe
+from envs.obs.dice_poker import (
+    decode_observation,
+    encoder,
+    obs_fields,
+    obs_size,
+    obs_space,
+    observe,
+)
 from envs.obs.dice_poker import layout as obs_layout
 from envs.render.text import render_dice_poker as render_game  # the old name
 from envs.rules.dice_poker import DicePokerMatch, DicePokerRules
@@ -122,6 +129,7 @@ class DicePokerEnv(TableEnv):
         self.action_space = self._legal_space(self.rules.n_actions)
         self.observation_space = obs_space(n_dice)
         self.match: DicePokerMatch | None = None
+        self._encoder = encoder(self.rules)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -162,9 +170,15 @@ class DicePokerEnv(TableEnv):
             raise RuntimeError("call reset() before render()")
         return draw_dice_poker(self.match, self._labels())
 
+    def _game_policy(self, agent):
+        # an agent's game_policy(rules): act(game) on the rules' DicePokerGame, choosing what
+        # its act chooses on the observation (agents.heuristic / agents.optimal dice_poker)
+        make = getattr(agent, "game_policy", None)
+        return make(self.rules) if callable(make) else None
+
     def _observe(self, seat: int) -> np.ndarray:
         m = self.match
-        return observe(m.game, seat, m.games_left, m.chips[seat])
+        return self._encoder.observe(m.game, seat, m.games_left, m.chips[seat])
 
     def _info(self) -> dict:
         info = {

@@ -11,7 +11,21 @@ import numpy as np
 from gymnasium import spaces
 
 from envs import games
+from envs.rules.dice import draw_below
 from envs.spaces import LegalDiscrete, to_action
+
+
+def draw_seed(rng: np.random.Generator) -> int:
+    """``int(rng.integers(2**63))``: the same number, drawn the same way, at a fraction of
+    the cost. NumPy draws that bound by Lemire's method on one ``next_uint64``, whose
+    rejection threshold ``2**64 mod 2**63`` is 0, so the number is the draw's top 63 bits
+    (tests/envs/test_table.py holds it to ``rng.integers`` on several bit generators). A
+    generator without the ctypes interface is asked directly."""
+    try:
+        c = rng.bit_generator.ctypes
+    except AttributeError:
+        return int(rng.integers(2**63))
+    return c.next_uint64(c.state) >> 1
 
 
 class Seated(Protocol):
@@ -139,10 +153,12 @@ class TableEnv(TextRenderEnv):
     A subclass calls :meth:`_setup_table` in ``__init__``, and in ``reset``
     :meth:`_seat_players` before it builds ``self.match`` (a rules-layer match
     with ``game``, ``done`` and ``step(action) -> payoffs``), then
-    :meth:`_advance`. It provides :meth:`_observe` and :meth:`_info`.
+    :meth:`_advance`. It provides :meth:`_observe` and :meth:`_info`, and may give an
+    opponent a shortcut past the observation (:meth:`_game_policy`).
     """
 
     match = None
+    _direct: dict = {}  # seat -> policy(game) -> action, for the opponents that have one
 
     def _setup_table(
         self,
@@ -172,17 +188,25 @@ class TableEnv(TextRenderEnv):
         self.n_players = n_players
         self.agent_seat_option = agent_seat
         self._opponents = seated
+        self._policies = [self._game_policy(o) for o in seated]
+
+    def _game_policy(self, agent: Seated):
+        """``policy(game) -> action``: what ``agent.act`` would answer to the current
+        player's observation and mask, read from the rules-layer game instead (no
+        observation encoded); None (the default) where it acts on the observation."""
+        return None
 
     def _seat_players(self, rng: np.random.Generator) -> None:
         """Seed the opponents from the env's generator and seat everyone."""
         for agent in self._opponents:
-            agent.seed(int(rng.integers(2**63)))
+            agent.seed(draw_seed(rng))
         if self.agent_seat_option == "random":
-            self.agent_seat = int(rng.integers(self.n_players))
+            self.agent_seat = draw_below(rng, self.n_players)
         else:
             self.agent_seat = self.agent_seat_option
         others = [s for s in range(self.n_players) if s != self.agent_seat]
         self._seated = dict(zip(others, self._opponents, strict=True))
+        self._direct = {s: p for s, p in zip(others, self._policies, strict=True) if p is not None}
 
     def _labels(self) -> dict[int, str]:
         labels = {s: a.name for s, a in self._seated.items()}
@@ -232,8 +256,14 @@ class TableEnv(TextRenderEnv):
         """Let opponents play until the learning player must act or the episode ends."""
         reward = 0
         m = self.match
-        while not m.done and m.game.current_player != self.agent_seat:
+        me = self.agent_seat
+        direct = self._direct
+        while not m.done and m.game.current_player != me:
             seat = m.game.current_player
-            action = self._seated[seat].act(self._observe(seat), m.game.action_mask())
-            reward += m.step(action).get(self.agent_seat, 0)
+            policy = direct.get(seat)
+            if policy is not None:
+                action = policy(m.game)
+            else:
+                action = self._seated[seat].act(self._observe(seat), m.game.action_mask())
+            reward += m.step(action).get(me, 0)
         return reward

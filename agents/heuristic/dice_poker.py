@@ -19,9 +19,13 @@ import numpy as np
 from agents.base import Agent, DecisionMemo, legal_actions
 from envs import games
 from envs.batched.dice_poker import hand_table
-from envs.obs.dice_poker import decode_observation, hand_vector, layout
+from envs.obs.dice_poker import decode_observation, hand_vector, layout, observe
 from envs.rules.dice import face_counts, multisets, outcome_distribution
-from envs.rules.dice_poker import DicePokerRules
+from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules
+from envs.rules.dice_poker_tables import turn_states
+
+# a game policy's answers kept per situation, at most (then it starts afresh)
+_KNOWN_LIMIT = 1 << 17
 
 
 class _HandTable:
@@ -135,16 +139,51 @@ class DicePokerHeuristic(Agent):
         count = int(row[t.best_count]) if target >= 0 else 0
         if not 0 <= count <= 6:
             return self._act(observation, action_mask)
-        chase = int(row[t.players_after] == 0)
-        kept = t.kept[mid]
+        pick = self._pick(
+            t.kept[mid],
+            free & t.noncore[mid],
+            free & t.loose[mid],
+            free,
+            target,
+            count,
+            int(row[t.players_after] == 0),
+            legal,
+        )
+        return pick if pick >= 0 else self._act(observation, action_mask)
+
+    def _pick(self, kept, noncore, loose, free, target, count, chase, legal) -> int:
+        """The best legal one of the four candidates (stand, ``noncore``, ``loose``, ``free``:
+        re-roll bit sets) by :meth:`_value_of` of the kept multiset ids ``kept[action]``,
+        ties to the simpler move (``order``); -1 when none is legal."""
+        order = self._batch.scalar().order
         top, pick = -np.inf, -1
-        for a in (0, free & t.noncore[mid], free & t.loose[mid], free):
+        for a in (0, noncore, loose, free):
             if not legal[a]:
                 continue
             v = self._value_of(kept[a], target, count, chase)
-            if v > top or (v == top and t.order[a] < t.order[pick]):
+            if v > top or (v == top and order[a] < order[pick]):
                 top, pick = v, a
-        return pick if pick >= 0 else self._act(observation, action_mask)
+        return pick
+
+    def game_policy(self, rules):
+        """``act(game) -> int``: :meth:`act` on the player to act in a
+        ``envs.rules.dice_poker.DicePokerGame`` of ``rules``, read from the game's state
+        instead of an encoded observation and a mask (the shortcut ``DicePoker-v0`` takes):
+        its ``state_id`` (``envs.rules.dice_poker_tables.TurnStates``) gives the candidates
+        and kept ids of :meth:`table_policy`;
+        ``best_strength`` is the target (the same order of hands), ``players_after`` the
+        chase; then :meth:`_pick`, the choice of :meth:`act`. Answers are kept per
+        situation. None when the game ranks other hands, or for a subclass that decides
+        otherwise."""
+        if type(self).act is not DicePokerHeuristic.act or (
+            rules.n_dice,
+            rules.hand_variant,
+        ) != (self.rules.n_dice, self.rules.hand_variant):
+            return None
+        if not hasattr(self, "_batch"):
+            self._batch = _batch_tables(self)
+        by_state = self._batch.by_game_state(turn_states(rules.n_dice, rules.lock_kept_dice))
+        return _GamePolicy(self, by_state, rules.n_actions)
 
     def _value_of(self, kid: int, target: int, count: int, chase: int) -> float:
         """One entry of :meth:`_values` (the shared table, filled on first sight)."""
@@ -260,6 +299,34 @@ class DicePokerHeuristic(Agent):
         return {f for f in range(1, 7) if counts[f - 1] >= 2}
 
 
+class _GamePolicy:
+    """:meth:`DicePokerHeuristic.game_policy`: ``policy(game) -> int`` (a class, so that an
+    env holding it pickles and copies)."""
+
+    def __init__(self, agent: DicePokerHeuristic, by_state: list, n_actions: int) -> None:
+        self.agent = agent
+        self.by_state = by_state
+        self.everything = [True] * n_actions  # the candidates leave the frozen dice alone
+        self.known: dict[tuple, int] = {}
+
+    def __call__(self, game) -> int:
+        sid = game.state_id
+        key = (sid, game.best_strength, game.best_count, game.players_after)
+        a = self.known.get(key)
+        if a is None:
+            if sid < 0 or game.rolls_used >= MAX_ROLLS:  # not a turn state: as ever
+                return self.agent.act(observe(game, game.current_player), game.action_mask())
+            kept, noncore, loose, free = self.by_state[sid]
+            target = game.best_strength
+            count = game.best_count if target >= 0 else 0
+            chase = int(game.players_after == 0)
+            a = self.agent._pick(kept, noncore, loose, free, target, count, chase, self.everything)
+            if len(self.known) >= _KNOWN_LIMIT:
+                self.known.clear()
+            self.known[key] = a
+        return a
+
+
 _SHARED: dict[DicePokerRules, _BatchTables] = {}
 
 
@@ -315,7 +382,8 @@ class _BatchTables:
             v = [int(x) for x in hand_vector(hands[key])]
             self.target[((v[0] + 1) * 37 + v[1]) * 49 + v[2] * 7 + v[3]] = i
         self.values = np.full((len(self.subs), len(agent.table.order) + 1, 7, 2), np.nan)
-        self._by_state: dict[int, tuple] = {}  # id(turns) -> (turns, cand, kid)
+        # id(turns) -> (turns, cand, kid); ("game", id(turns)) -> (turns, by_game_state)
+        self._by_state: dict[object, tuple] = {}
         self._n = n
         self._scalar: SimpleNamespace | None = None
 
@@ -343,6 +411,20 @@ class _BatchTables:
                 all_bits=self.all_bits,
             )
         return self._scalar
+
+    def by_game_state(self, turns) -> list[tuple]:
+        """Per turn state id of ``turns`` (the scalar game's ``state_id``): the kept
+        multiset id of every re-roll bit set and the candidates ``noncore``, ``loose``,
+        ``free`` with the frozen dice masked out (:meth:`DicePokerHeuristic.game_policy`)."""
+        key = ("game", id(turns))
+        if key not in self._by_state:
+            t = self.scalar()
+            out = []
+            for mid, fbits in zip(turns.mid.tolist(), turns.fbits.tolist(), strict=True):
+                free = self.all_bits ^ fbits
+                out.append((t.kept[mid], free & t.noncore[mid], free & t.loose[mid], free))
+            self._by_state[key] = (turns, out)
+        return self._by_state[key][1]
 
     def by_state(self, turns) -> tuple[np.ndarray, np.ndarray]:
         """Per turn state of ``turns`` (``envs.batched.dice_poker.TurnStates``): the four

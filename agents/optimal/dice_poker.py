@@ -45,10 +45,11 @@ import numpy as np
 
 from agents.base import Agent, DecisionMemo, legal_actions
 from envs import games
-from envs.obs.dice_poker import decode_observation, hand_vector, layout
+from envs.obs.dice_poker import decode_observation, hand_vector, layout, observe
 from envs.rules.dice import multisets, outcome_distribution
 from envs.rules.dice_hands import DiceHand, hand_names
-from envs.rules.dice_poker import DicePokerRules
+from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules
+from envs.rules.dice_poker_tables import turn_states
 
 # The play-off fixed point stops when no seat's value moves by more than this.
 _FIXED_POINT_TOL = 1e-14
@@ -550,7 +551,7 @@ class DicePokerOptimal(Agent):
         return self._decide(
             row[col["dice"]],
             row[col["frozen"]],
-            row[col["best"]],
+            self.keys.index_of_vector(row[col["best"]]),
             *(row[col[k].start] for k in ("best_count", "round_players", "position", "rolls_used")),
             action_mask,
             lambda: decode_observation(observation, self.rules.n_dice),
@@ -558,17 +559,20 @@ class DicePokerOptimal(Agent):
 
     def _act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         f = decode_observation(observation, self.rules.n_dice)
-        read = ("dice", "frozen", "best", "best_count", "round_players", "position", "rolls_used")
-        return self._decide(*(f[k] for k in read), action_mask, lambda: f)
+        read = ("best_count", "round_players", "position", "rolls_used")
+        best = self.keys.index_of_vector(f["best"])
+        return self._decide(
+            f["dice"], f["frozen"], best, *(f[k] for k in read), action_mask, lambda: f
+        )
 
     def _decide(
-        self, dice, frozen, best_vector, best_count, players, position, rolls_used, action_mask, f
+        self, dice, frozen, best, best_count, players, position, rolls_used, action_mask, f
     ) -> int:
-        """The move of the solved turn policy for these observation fields (``f()``: the
-        decoded observation, for the error message)."""
+        """The move of the solved turn policy for these observation fields, the best hand as
+        its strength index ``best`` (None: none yet); ``f()``: the decoded observation, for
+        the error message."""
         dice = [int(d) for d in dice]
         frozen = [bool(x) for x in frozen]
-        best = self.keys.index_of_vector(best_vector)
         count = int(best_count) if best is not None else 0
         pol = self.policy(int(players), int(position), best, count)
         shape = self.shape
@@ -580,26 +584,30 @@ class DicePokerOptimal(Agent):
             keep = shape.subs[pol.pick2[shape.state2_id[locked, free]]]
         else:
             keep = shape.subs[pol.pick2[shape.final_id[tuple(dice)]]]
-        # The kept multiset holds every frozen die; re-roll the free dice beyond it.
-        left = [0] * 7
-        for d in keep:
-            left[d] += 1
-        for d, z in zip(dice, frozen, strict=True):
-            left[d] -= z
-        action = 0
-        for i, (d, z) in enumerate(zip(dice, frozen, strict=True)):
-            if z:
-                continue
-            if left[d] > 0:
-                left[d] -= 1
-            else:
-                action |= 1 << i
+        action = _reroll_bits(dice, frozen, keep)
         if not action_mask[action]:
             raise RuntimeError(
                 f"optimal move {action} is not legal ({legal_actions(action_mask).tolist()}); "
                 f"observation {f()}"
             )
         return action
+
+    def game_policy(self, rules):
+        """``act(game) -> int``: :meth:`act` on the player to act in a
+        ``envs.rules.dice_poker.DicePokerGame`` of ``rules``, read from the game's state
+        instead of an encoded observation (the shortcut ``DicePoker-v0`` takes): its
+        ``state_id`` and ``rolls_used`` give the solver's turn state, ``best_strength`` (the
+        same order of hands as the solver's), ``best_count``, the round's size and
+        ``position`` the solved turn policy, whose kept dice are re-rolled as :meth:`act`
+        re-rolls them. None when the game plays other rules, or for a subclass that
+        decides otherwise."""
+        if type(self).act is not DicePokerOptimal.act or (
+            rules.n_dice,
+            rules.lock_kept_dice,
+            rules.hand_variant,
+        ) != (self.rules.n_dice, self.rules.lock_kept_dice, self.rules.hand_variant):
+            return None
+        return _GamePolicy(self, turn_states(rules.n_dice, rules.lock_kept_dice))
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """:meth:`act` on every row at once: the same solved turn policies (one per round
@@ -686,6 +694,69 @@ class DicePokerOptimal(Agent):
             return action
 
         return act
+
+
+class _GamePolicy:
+    """:meth:`DicePokerOptimal.game_policy`: ``policy(game) -> int`` (a class, so that an env
+    holding it pickles and copies). Per turn state id: the solver's final id and
+    decision-2 state id (``_OptimalTables.by_state``); per (round size, position, best,
+    count) the solved policy's picks; per (state id, kept multiset) the re-roll
+    bits of :meth:`DicePokerOptimal._decide` (the free dice of a face beyond those kept)."""
+
+    def __init__(self, agent: DicePokerOptimal, turns) -> None:
+        if not hasattr(agent, "_batch"):
+            agent._batch = _OptimalTables(agent)
+        final_of, state2_of, *_ = agent._batch.by_state(agent, turns)
+        self.agent = agent
+        self.final_of = final_of.tolist()
+        self.state2_of = state2_of.tolist()
+        self.picks: dict[tuple, tuple[memoryview, memoryview]] = {}
+        self.bits: dict[tuple[int, int], int] = {}
+
+    def __call__(self, game) -> int:
+        sid = game.state_id
+        best = game.best_strength
+        count = game.best_count if best >= 0 else 0
+        at = (len(game.round_seats), game.position, best, count)
+        picks = self.picks.get(at)
+        if picks is None:
+            pol = self.agent.policy(at[0], at[1], None if best < 0 else best, count)
+            if len(self.picks) >= 4096:  # a bound on the memory held (most tables meet few)
+                self.picks.clear()
+            # memoryviews of the int16 picks: Python ints by index, no copy
+            picks = self.picks[at] = (memoryview(pol.pick1), memoryview(pol.pick2))
+        if sid < 0 or game.rolls_used >= MAX_ROLLS:  # not a turn state: as ever
+            return self.agent.act(observe(game, game.current_player), game.action_mask())
+        if game.rolls_used == 1:
+            pick = picks[0][self.final_of[sid]]
+        else:
+            pick = picks[1][self.state2_of[sid]]
+        a = self.bits.get((sid, pick))
+        if a is None:
+            keep = self.agent.shape.subs[pick]
+            a = self.bits[sid, pick] = _reroll_bits(game.dice, game.frozen, keep)
+            if a & game.frozen_mask():
+                raise RuntimeError(f"optimal move {a} re-rolls a frozen die; dice {game.dice}")
+        return a
+
+
+def _reroll_bits(dice, frozen, keep) -> int:
+    """The re-roll bit set that keeps the multiset ``keep`` (it holds every frozen die):
+    the free dice of a face beyond those kept, in place order."""
+    left = [0] * 7
+    for d in keep:
+        left[d] += 1
+    for d, z in zip(dice, frozen, strict=True):
+        left[d] -= z
+    action = 0
+    for i, (d, z) in enumerate(zip(dice, frozen, strict=True)):
+        if z:
+            continue
+        if left[d] > 0:
+            left[d] -= 1
+        else:
+            action |= 1 << i
+    return action
 
 
 class _OptimalTables:

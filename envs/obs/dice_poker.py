@@ -19,7 +19,7 @@ import numpy as np
 
 from envs.obs.layout import Field, Layout
 from envs.rules.dice_hands import DiceHand
-from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame
+from envs.rules.dice_poker import MAX_ROLLS, DicePokerGame, hand_strengths
 
 
 @cache
@@ -138,48 +138,67 @@ def hand_vector(hand: DiceHand | None) -> list[float]:
 
 def observe(game: DicePokerGame, seat: int, games_left: int = 0, chips: float = 0.0) -> np.ndarray:
     """The observation of ``seat`` while ``game`` waits for the current player."""
-    n = game.rules.n_dice
-    best, best_count = game.best_so_far()
-    own_turn = game.current_player == seat
-    dice = list(game.dice) if own_turn else [0] * n
-    counts = [0] * 6
-    for d in dice:
-        if d:
+    return encoder(game.rules).observe(game, seat, games_left, chips)
+
+
+class Encoder:
+    """:func:`observe` for one rule set, with what it writes compiled once: per state of
+    the dice (``dice``, ``frozen``) the fields from ``dice`` to ``face_counts`` and the
+    ``hand``, per best-hand strength (``DicePokerGame.best_strength``) the ``best``
+    vector. The fields are written in layout order (:func:`layout` checks the order)."""
+
+    def __init__(self, rules) -> None:
+        n = rules.n_dice
+        self.rules = rules
+        self._hands = hand_strengths(rules)
+        self._own: dict[tuple, tuple[list[float], list[float]]] = {}
+        self._nobody = [0.0] * (2 * n + 6)  # someone else's turn: dice, frozen, face_counts
+        by_strength = {s: self._hands.hand[m] for m, s in self._hands.strength.items()}
+        self._best = [hand_vector(None)] + [
+            hand_vector(by_strength[s]) for s in range(self._hands.n_hands)
+        ]
+
+    def _own_fields(self, dice: tuple[int, ...], frozen: tuple[bool, ...]):
+        """(``dice`` + ``frozen`` + ``face_counts``, ``hand``) of the player to act."""
+        counts = [0] * 6
+        for d in dice:
             counts[d - 1] += 1
-    order = game.round_order
-    # the fields in layout order as one list (layout() checks the order)
-    flat = (
-        dice
-        + ([float(f) for f in game.frozen] if own_turn else [0.0] * n)
-        + counts
-        + [game.rolls_used if own_turn else 0]
-        + (_hand_vector_of(game.rules, game.dice) if own_turn else [-1.0, 0.0, 0.0, 0.0])
-        + hand_vector(best)
-        + [
-            best_count,
-            game.players_after if not game.done else 0,
-            len(order),
+        hand = self._hands.hand.get(dice)
+        if hand is None:  # not a sorted roll of these dice: ranked (and checked) as ever
+            hand = self.rules.rank(dice)
+        out = (list(dice) + [float(f) for f in frozen] + counts, hand_vector(hand))
+        self._own[dice, frozen] = out
+        return out
+
+    def observe(self, game: DicePokerGame, seat: int, games_left: int = 0, chips: float = 0.0):
+        """:func:`observe`."""
+        seats = game.round_seats
+        done = game.winner is not None
+        if not done and seats[game.position] == seat:
+            key = (game.dice, game.frozen)
+            own = self._own.get(key) or self._own_fields(*key)
+            flat = own[0] + [game.rolls_used] + own[1]
+        else:
+            flat = self._nobody + [0, -1.0, 0.0, 0.0, 0.0]
+        flat += self._best[game.best_strength + 1]
+        flat += [
+            game.best_count,
+            0 if done else len(seats) - game.position - 1,
+            len(seats),
             game.pot,
-            game.playoff,
+            len(game.rounds) - 1,
             seat,
-            order.index(seat) if seat in order else -1,
+            seats.index(seat) if seat in seats else -1,
             games_left,
             chips,
         ]
-    )
-    return np.array(flat, dtype=np.float32)
+        return np.array(flat, dtype=np.float32)
 
 
-def _hand_vector_of(rules, dice: tuple[int, ...]) -> list[float]:
-    """``hand_vector(rules.rank(dice))``, kept per rules object and dice."""
-    known = rules.__dict__.get("_obs_hands")
-    if known is None:
-        known = {}
-        object.__setattr__(rules, "_obs_hands", known)  # a cache beside the frozen fields
-    v = known.get(dice)
-    if v is None:
-        v = known[dice] = hand_vector(rules.rank(dice))
-    return v
+@cache
+def encoder(rules) -> Encoder:
+    """The (cached) :class:`Encoder` of ``rules``."""
+    return Encoder(rules)
 
 
 def decode_observation(obs: np.ndarray, n_dice: int = 5) -> dict[str, np.ndarray | float]:

@@ -34,8 +34,9 @@ from functools import cache
 
 import numpy as np
 
-from envs.rules.dice import check_dice, roll
+from envs.rules.dice import check_dice, draw_below, multisets, roll
 from envs.rules.dice_hands import HAND_OPTIONS, DiceHand, check_variant, rank_dice
+from envs.rules.dice_poker_tables import scalar_turns
 from envs.rules.seats import GameSeries, action_mask, turn_order, winner_takes_pot
 
 MAX_ROLLS = 3
@@ -119,6 +120,36 @@ def roll_for_first(
             return contenders[0], rounds
 
 
+@dataclass(frozen=True)
+class HandStrengths:
+    """The hands of one rule set by sorted dice, compiled once from :meth:`DicePokerRules.rank`.
+
+    ``hand[dice]`` is the :class:`DiceHand` of sorted ``dice`` (the very object ``rank``
+    returns) and ``strength[dice]`` its place in the order of all hands of these rules
+    (weakest 0, equal hands equal): the order ``envs.batched.dice_poker.hand_table`` gives
+    its ``strength`` (tests/rules/test_dice_poker_tables.py holds the two together).
+    """
+
+    hand: dict[tuple[int, ...], DiceHand]
+    strength: dict[tuple[int, ...], int]
+    n_hands: int
+
+
+@cache
+def hand_strengths(rules: DicePokerRules) -> HandStrengths:
+    """The (cached) :class:`HandStrengths` of ``rules``."""
+    sets = multisets(rules.n_dice)
+    hands = {m: rules.rank(m) for m in sets}
+    order = {k: i for i, k in enumerate(sorted({h.key for h in hands.values()}))}
+    return HandStrengths(hands, {m: order[h.key] for m, h in hands.items()}, len(order))
+
+
+@cache
+def _rerolled(n_dice: int) -> tuple[tuple[int, ...], ...]:
+    """Per re-roll bit set, the places of the dice it re-rolls, ascending."""
+    return tuple(tuple(i for i in range(n_dice) if a >> i & 1) for a in range(2**n_dice))
+
+
 @cache
 def _rerolls(n_actions: int, frozen: int) -> tuple[int, ...]:
     """The re-roll bit sets that leave the ``frozen`` dice alone (0, stand, among them)."""
@@ -137,6 +168,16 @@ class DicePokerGame:
 
     ``order`` is the seats in turn order. The game owns ``rng`` for its rolls;
     ``chance`` gives the faces of the first roll instead (module docstring).
+
+    Besides the record (``rounds``: every turn's rolls and hand) the game keeps what a
+    player deciding now reads, updated as it moves: ``dice`` and ``frozen`` of the player
+    to act, ``rolls_used``, ``round_seats`` (this round's seats in order; the player to
+    act is at place ``position``), and the best finished hand of the round as
+    ``best_hand``, ``best_strength`` (its :class:`HandStrengths` strength, -1 for none) and
+    ``best_count`` (how many finished players hold it). Hands compare by strength.
+    ``state_id`` is the id of ``dice`` and ``frozen`` among the turn states of
+    :func:`envs.rules.dice_poker_tables.turn_states` (the batched engine's), by which a
+    drawn step moves, while the player to act may still re-roll (-1 otherwise).
     """
 
     def __init__(
@@ -154,6 +195,9 @@ class DicePokerGame:
         self.pot = self.rules.ante * len(self.order)
         self.rounds: list[list[Turn]] = []
         self.winner: int | None = None
+        self._hands = hand_strengths(self.rules)
+        self._turns = scalar_turns(self.rules.n_dice, self.rules.lock_kept_dice)
+        self._rerolled = _rerolled(self.rules.n_dice)
         first = None if chance is None else check_dice(chance, self.rules.n_dice)
         self._start_round(self.order, first)
 
@@ -169,16 +213,21 @@ class DicePokerGame:
 
     @property
     def round_order(self) -> list[int]:
-        return [t.seat for t in self.rounds[-1]]
+        return list(self.round_seats)
+
+    @property
+    def position(self) -> int:
+        """The place of the player to act in this round's order (its length once done)."""
+        return self._turn
 
     @property
     def current_player(self) -> int | None:
-        return None if self.done else self.rounds[-1][self._turn].seat
+        return None if self.winner is not None else self.round_seats[self._turn]
 
     @property
     def players_after(self) -> int:
         """How many players of this round still roll after the current one."""
-        return len(self.rounds[-1]) - self._turn - 1
+        return len(self.round_seats) - self._turn - 1
 
     @property
     def finished_hands(self) -> list[DiceHand]:
@@ -186,26 +235,28 @@ class DicePokerGame:
         return [t.hand for t in self.rounds[-1][: self._turn] if t.hand is not None]
 
     def best_so_far(self) -> tuple[DiceHand | None, int]:
-        """The best finished hand of this round and how many players hold it."""
-        hands = self.finished_hands
-        if not hands:
-            return None, 0
-        best = max(hands)
-        return best, sum(h == best for h in hands)
+        """The best finished hand of this round (the first to reach it) and how many
+        players hold it."""
+        return self.best_hand, self.best_count
 
     def frozen_mask(self) -> int:
-        return sum(1 << i for i, f in enumerate(self.frozen) if f)
+        return self._fbits
+
+    @property
+    def state_id(self) -> int:
+        """The turn state id of the dice of the player to act (class docstring)."""
+        return self._sid
 
     def legal_actions(self) -> list[int]:
         """Re-roll bit sets allowed now; 0 (stand) is always allowed while the game runs."""
-        if self.done or self.rolls_used >= MAX_ROLLS:
+        if self.winner is not None or self.rolls_used >= MAX_ROLLS:
             return []
-        return list(_rerolls(self.rules.n_actions, self.frozen_mask()))
+        return list(_rerolls(self.rules.n_actions, self._fbits))
 
     def action_mask(self) -> np.ndarray:
-        if self.done or self.rolls_used >= MAX_ROLLS:
+        if self.winner is not None or self.rolls_used >= MAX_ROLLS:
             return action_mask([], self.rules.n_actions)
-        return _reroll_mask(self.rules.n_actions, self.frozen_mask()).copy()
+        return _reroll_mask(self.rules.n_actions, self._fbits).copy()
 
     def stakes(self) -> dict[int, int]:
         """What each seat has put into the pot (the ante; play-offs add none)."""
@@ -252,29 +303,30 @@ class DicePokerGame:
         ``chance``: the faces to use instead of drawing from ``rng`` (module docstring).
         Raises ``ValueError`` naming the legal actions, leaving the game unchanged.
         """
-        legal = self.legal_actions()
-        if not isinstance(action, int | np.integer) or int(action) not in legal:
+        if (
+            self.winner is not None
+            or self.rolls_used >= MAX_ROLLS
+            or not isinstance(action, int | np.integer)
+            or not 0 <= action < self.rules.n_actions
+            or action & self._fbits
+        ):
             raise ValueError(
                 f"illegal action {action!r} for seat {self.current_player}: "
-                f"legal re-roll bit sets now are {legal}"
+                f"legal re-roll bit sets now are {self.legal_actions()}"
                 + (" (the game is over)" if self.done else "")
             )
         action = int(action)
+        if chance is None:
+            self._step_drawn(action)
+            return
         n = self.rules.n_dice
-        faces = None if chance is None else self.check_chance(action, chance)
+        faces = self.check_chance(action, chance)
         next_roll = None if faces is None else faces[n:]
         if action == 0:
             self._end_turn(next_roll)
             return
         rerolled = [bool(action >> i & 1) for i in range(n)]
-        dice = list(self.dice)
-        if faces is None:
-            new = list(roll(self.rng, sum(rerolled)))
-            for i in range(n):
-                if rerolled[i]:
-                    dice[i] = new.pop()
-        else:
-            dice = [faces[i] if rerolled[i] else dice[i] for i in range(n)]
+        dice = [faces[i] if rerolled[i] else d for i, d in enumerate(self.dice)]
         self.rolls_used += 1
         if self.rules.lock_kept_dice and self.rolls_used == 2:
             frozen = [not r for r in rerolled]
@@ -284,38 +336,95 @@ class DicePokerGame:
         if self.rolls_used == MAX_ROLLS:
             self._end_turn(next_roll)
 
-    def _set_dice(self, dice: list[int], frozen: list[bool]) -> None:
+    def _step_drawn(self, action: int) -> None:
+        """:meth:`step` of a checked ``action`` with the dice drawn from ``rng``, as
+        :func:`~envs.rules.dice.roll` draws ``k`` re-rolled dice (one draw below ``6**k``;
+        the re-rolled dice, in place order, take the roll's faces from its last): the second
+        roll moves by the turn tables (``state_id``), the third sorts the dice."""
+        if action == 0:
+            self._end_turn()
+            return
+        t = self._turns
+        self.rolls_used += 1
+        if self.rolls_used == 2 and self._sid >= 0:
+            u = draw_below(self.rng, t.roll_size[action])
+            sid = t.second[t.kept[self._sid][action]][t.sub_of_roll[t.roll_start[action] + u]]
+            self._sid = sid
+            self.dice = t.dice[sid]
+            self.frozen = t.frozen[sid]
+            self._fbits = t.fbits[sid]
+            self.rounds[-1][self._turn].rolls.append(self.dice)
+            return
+        places = self._rerolled[action]
+        new = roll(self.rng, len(places))
+        dice = list(self.dice)
+        j = len(places)
+        for i in places:
+            j -= 1
+            dice[i] = new[j]
+        if self.rolls_used == 2 and self.rules.lock_kept_dice:
+            frozen = [True] * len(dice)
+            for i in places:
+                frozen[i] = False
+        else:
+            frozen = self.frozen
+        self._set_dice(dice, frozen)
+        if self.rolls_used == MAX_ROLLS:
+            self._end_turn()
+
+    def _set_dice(self, dice: list[int], frozen: Sequence[bool]) -> None:
         pairs = sorted(zip(dice, frozen, strict=True))
         self.dice = tuple(d for d, _ in pairs)
         self.frozen = tuple(f for _, f in pairs)
+        self._fbits = sum(1 << i for i, f in enumerate(self.frozen) if f)
+        live = self.rolls_used < MAX_ROLLS
+        self._sid = self._turns.state_of.get((self.dice, self.frozen), -1) if live else -1
         self.rounds[-1][self._turn].rolls.append(self.dice)
 
     def _start_round(self, seats: list[int], chance: Sequence[int] | None = None) -> None:
         self.rounds.append([Turn(s) for s in seats])
+        self.round_seats = tuple(seats)
         self._turn = 0
+        self.best_hand: DiceHand | None = None
+        self.best_strength = -1
+        self.best_count = 0
+        self._holders: tuple[int, ...] = ()  # the seats holding the best hand, in order
         self._start_turn(chance)
 
     def _start_turn(self, chance: Sequence[int] | None = None) -> None:
         self.rolls_used = 1
-        n = self.rules.n_dice
-        faces = list(roll(self.rng, n) if chance is None else chance)
-        self._set_dice(faces, [False] * n)
+        if chance is not None:
+            self._set_dice(list(chance), [False] * self.rules.n_dice)
+            return
+        # a roll of every die is its multiset's state: roll()'s one draw below 6**n_dice
+        t = self._turns
+        sid = t.final_of_roll[draw_below(self.rng, 6**self.rules.n_dice)]
+        self._sid = sid
+        self.dice = t.dice[sid]
+        self.frozen = t.frozen[sid]
+        self._fbits = 0
+        self.rounds[-1][self._turn].rolls.append(self.dice)
 
     def _end_turn(self, chance: Sequence[int] | None = None) -> None:
         turn = self.rounds[-1][self._turn]
-        turn.hand = self.rules.rank(self.dice)
-        if self._turn + 1 < len(self.rounds[-1]):
+        turn.hand = self._hands.hand[self.dice]
+        strength = self._hands.strength[self.dice]
+        if strength > self.best_strength:
+            self.best_hand, self.best_strength, self.best_count = turn.hand, strength, 1
+            self._holders = (turn.seat,)
+        elif strength == self.best_strength:
+            self.best_count += 1
+            self._holders += (turn.seat,)
+        if self._turn + 1 < len(self.round_seats):
             self._turn += 1
             self._start_turn(chance)
             return
-        best = max(t.hand for t in self.rounds[-1])
-        tied = [t.seat for t in self.rounds[-1] if t.hand == best]
-        if len(tied) == 1:
-            self.winner = tied[0]
+        if self.best_count == 1:
+            self.winner = self._holders[0]
             self._turn += 1
         else:
             # Play-off among the tied, in this round's order from the earliest tied.
-            self._start_round(tied, chance)
+            self._start_round(list(self._holders), chance)
 
 
 class DicePokerMatch(GameSeries):
