@@ -166,6 +166,7 @@ class YahtzeeEnv(TextRenderEnv):
             info = {**self._info(mask), "illegal_action": True}
             return obs, penalty * self.reward_scale, terminated, truncated, info
         self._illegal_run = 0
+        before = game.card
         # raises on an illegal action, changing nothing
         points = game.step(action)
         self._last = (0, action)
@@ -174,7 +175,7 @@ class YahtzeeEnv(TextRenderEnv):
         obs, mask, _ = self._view(game)
         card = game.card
         # self._info(mask), inline: the card's part is built once per card
-        total, filled, bonus, ybonus = card.__dict__.get("_info") or _card_info(card)
+        total, filled, bonus, ybonus, _ = card.__dict__.get("_info") or _card_info(card, before)
         info = {
             "action_mask": mask,
             "total": total,
@@ -218,7 +219,7 @@ class YahtzeeEnv(TextRenderEnv):
     def _info(self, mask: np.ndarray) -> dict:
         """The step's info with the action mask ``mask``."""
         game = self.game
-        total, filled, bonus, ybonus = _card_info(game.card)
+        total, filled, bonus, ybonus, _ = _card_info(game.card)
         return {
             "action_mask": mask,
             "total": total,
@@ -229,16 +230,30 @@ class YahtzeeEnv(TextRenderEnv):
         }
 
 
-def _card_info(card: Scorecard) -> tuple[int, dict[str, int], int, int]:
-    """What the info says of a card: ``(total, filled rows -> score, bonus, Yahtzee
-    bonus)``, built once and kept on the card (``_info``; a card never changes)."""
+def _card_info(card: Scorecard, before: Scorecard | None = None) -> tuple:
+    """What the info says of a card: ``(total, filled rows -> score, bonus, Yahtzee bonus,
+    the filled rows' (row, score) pairs)``, built once and kept on the card (``_info``; a
+    card never changes). ``before``: the card it was filled from, whose pairs then give
+    this card's with one row inserted."""
     d = card.__dict__
     out = d.get("_info")
     if out is None:
-        # filled rows only: a row absent where open stacks under gymnasium's vector envs
-        # (a mask ``_row``), where None beside ints cannot
-        filled = {r: s for r, s in zip(card.rows, card.scores, strict=True) if s is not None}
-        out = d["_info"] = (d["_total"], filled, d["bonus"], d["yahtzee_bonus"])
+        was = None if before is None else before.__dict__.get("_info")
+        open_bits = d["_open_bits"]
+        new = 0 if was is None else before._open_bits & ~open_bits
+        if new and not new & (new - 1) and open_bits & before._open_bits == open_bits:
+            # one row filled: insert it after the filled rows above it (card order)
+            k = new.bit_length() - 1
+            pairs = was[4]
+            at = (~before._open_bits & (new - 1)).bit_count()
+            pairs = (*pairs[:at], (card.rows[k], d["scores"][k]), *pairs[at:])
+        else:
+            # filled rows only: a row absent where open stacks under gymnasium's vector envs
+            # (a mask ``_row``), where None beside ints cannot
+            pairs = tuple(
+                [(r, s) for r, s in zip(card.rows, d["scores"], strict=True) if s is not None]
+            )
+        out = d["_info"] = (d["_total"], dict(pairs), d["bonus"], d["yahtzee_bonus"], pairs)
     return out
 
 

@@ -226,10 +226,11 @@ class OwnView:
     The fields in layout order (``_layout`` checks the order), as float32 bytes in three
     parts (:meth:`parts`): the dice (face_counts, dice, rolls_used) by table per dice index
     and rolls; the card (open_rows .. total), built once per card (a card never changes)
-    with joker 0 and 1 and kept on it; and ``fill_points``: in a state whose gains are the
-    plain row scores (:func:`~envs.rules.scorecard.plain_gains_one`, most states) the bytes
-    of every row's score (``score_lists``' ``later`` / ``first``) held as one integer, the
-    illegal rows masked to 0.0 by one AND; otherwise the game's ``state_view``.
+    with joker 0 and kept on it (a joker patched in); and ``fill_points``: in a state whose
+    gains are the plain row scores (:func:`~envs.rules.scorecard.plain_gains_one`, most
+    states) the bytes of every row's score (``score_lists``' ``later`` / ``first``) held as
+    one integer, the illegal rows masked to 0.0 by one AND; otherwise the game's
+    ``state_view``.
     tests/envs/test_obs.py holds it to :meth:`Layout.encode` of the fields.
     """
 
@@ -247,24 +248,26 @@ class OwnView:
 
         self.lanes = (lanes(tab.later), lanes(tab.first))
         self.open_hi = _open_bytes(len(rules.rows) - _LO_BITS)
+        # the joker's bytes in the card part: after open_rows, stage .. yahtzee_scored
+        self.joker_at = 4 * (len(rules.rows) + 4)
 
     def __reduce__(self):  # pickled and copied as the rules' one view (tables are rebuilt)
         return own_view, (self.rules,)
 
-    def card_bytes(self, card: Scorecard) -> tuple[bytes, bytes]:
-        """open_rows .. total of ``card`` as float32 bytes, with joker 0 and with joker 1;
-        built once and kept on the card (``_obs_card``)."""
+    def card_bytes(self, card: Scorecard) -> bytes:
+        """open_rows .. total of ``card`` as float32 bytes (joker 0); built once and kept on
+        the card (``_obs_card``)."""
         d = card.__dict__
         out = d.get("_obs_card")
         if out is None:
             open_bits = d["_open_bits"]
-            head = (  # open_rows, stage, upper_sum, bonus, yahtzee_scored
+            out = d["_obs_card"] = (
                 _OPEN_LO[open_bits & _LO]
                 + self.open_hi[open_bits >> _LO_BITS]
-                + _PACK_4(d["_stage"], d["_upper_sum"], d["bonus"], d["_yahtzee_scored"])
+                + _PACK_CARD(  # stage, upper_sum, bonus, yahtzee_scored, joker, total
+                    d["_stage"], d["_upper_sum"], d["bonus"], d["_yahtzee_scored"], 0, d["_total"]
+                )
             )
-            total = _PACK_1(d["_total"])
-            out = d["_obs_card"] = (head + _JOKER[0] + total, head + _JOKER[1] + total)
         return out
 
     def parts(self, game: ScorecardGame) -> tuple[int, bytes, bytes, bytes]:
@@ -287,9 +290,11 @@ class OwnView:
             ).to_bytes(self.points_size, _ORDER_BYTES)
         else:
             points = self.pack_points(*game.state_view()[4])
-        joker = self.classic and st.yahtzee[di] and not open_bits >> _YAHTZEE & 1
         card_part = card.__dict__.get("_obs_card") or self.card_bytes(card)
-        return legal, self.dice_part[di][rolls_used], card_part[joker], points
+        if self.classic and st.yahtzee[di] and not open_bits >> _YAHTZEE & 1:  # the joker
+            at = self.joker_at
+            card_part = card_part[:at] + _PACK_1(1) + card_part[at + 4 :]
+        return legal, self.dice_part[di][rolls_used], card_part, points
 
     def __call__(
         self, game: ScorecardGame, others: list[ScorecardGame] | None = None
@@ -372,9 +377,8 @@ def _open_bytes(width: int) -> tuple[bytes, ...]:
 
 
 _OPEN_LO = _open_bytes(_LO_BITS)
-_PACK_4 = Struct("=4f").pack
+_PACK_CARD = Struct("=6f").pack
 _PACK_1 = Struct("=f").pack
-_JOKER = (_PACK_1(0), _PACK_1(1))
 
 
 def decode_observation(
