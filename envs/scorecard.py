@@ -239,14 +239,15 @@ def _card_info(card: Scorecard, before: Scorecard | None = None) -> tuple:
     out = d.get("_info")
     if out is None:
         was = None if before is None else before.__dict__.get("_info")
-        open_bits = d["_open_bits"]
-        new = 0 if was is None else before._open_bits & ~open_bits
-        if new and not new & (new - 1) and open_bits & before._open_bits == open_bits:
+        if was is not None:
+            old_open = before._open_bits
+            new = old_open ^ d["_open_bits"]  # game.step fills one open row of ``before``
+        if was is not None and new & old_open == new and not new & (new - 1):
             # one row filled: insert it after the filled rows above it (card order)
             k = new.bit_length() - 1
             pairs = was[4]
-            at = (~before._open_bits & (new - 1)).bit_count()
-            pairs = (*pairs[:at], (card.rows[k], d["scores"][k]), *pairs[at:])
+            at = (~old_open & (new - 1)).bit_count()
+            pairs = (*pairs[:at], (d["rules"].rows[k], d["scores"][k]), *pairs[at:])
         else:
             # filled rows only: a row absent where open stacks under gymnasium's vector envs
             # (a mask ``_row``), where None beside ints cannot

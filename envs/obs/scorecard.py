@@ -336,6 +336,10 @@ class StepView:
             mv[card_end:],
         )
         self._mask_mv = memoryview(self._mask_buf)
+        # what the buffers hold (written again only when it changes: within a turn the card
+        # part is the same, and so is the mask but for the last roll and the dice's rows)
+        self._card_part: bytes | None = None
+        self._mask_key = -1
 
     def __reduce__(self):  # the buffers are not copied: a copy gets its own
         return StepView, (self.rules,)
@@ -343,12 +347,15 @@ class StepView:
     def __call__(self, game: ScorecardGame) -> tuple[np.ndarray, np.ndarray, int]:
         legal, dice, card, points = self.parts(game)
         self._dice_mv[:] = dice
-        self._card_mv[:] = card
+        if card is not self._card_part:
+            self._card_mv[:] = self._card_part = card
         self._points_mv[:] = points
         # as ScorecardGame.action_mask: re-rolls while rolls remain in a game not over
-        self._mask_mv[:] = mask_bytes(
-            self.n_rows, game.rolls_used < MAX_ROLLS and game.card._open_bits != 0, legal
-        )
+        can = game.rolls_used < MAX_ROLLS and game.card._open_bits != 0
+        key = legal << 1 | can
+        if key != self._mask_key:
+            self._mask_key = key
+            self._mask_mv[:] = mask_bytes(self.n_rows, can, legal)
         return self._obs.copy(), self._mask.copy(), legal
 
 
