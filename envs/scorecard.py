@@ -155,18 +155,19 @@ class YahtzeeEnv(TextRenderEnv):
         game = self.game
         if game is None:
             raise RuntimeError("call reset() before step()")
-        if self._ended or not game.card._open_bits:
+        before = game.card
+        if self._ended or not before._open_bits:
             raise RuntimeError("the episode is over; call reset()")
         if type(action) is not int:
             action = self._action(action)
-        if not self._raises and self._is_illegal(action):  # "terminate" or "penalize"
-            penalty, terminated, truncated = self._illegal_outcome()
-            obs, mask, _ = self._view(game)
-            mask = self.action_masks() if self._ended else mask
-            info = {**self._info(mask), "illegal_action": True}
-            return obs, penalty * self.reward_scale, terminated, truncated, info
-        self._illegal_run = 0
-        before = game.card
+        if not self._raises:  # "terminate" or "penalize"
+            if self._is_illegal(action):
+                penalty, terminated, truncated = self._illegal_outcome()
+                obs, mask, _ = self._view(game)
+                mask = self.action_masks() if self._ended else mask
+                info = {**self._info(mask), "illegal_action": True}
+                return obs, penalty * self.reward_scale, terminated, truncated, info
+            self._illegal_run = 0
         # raises on an illegal action, changing nothing
         points = game.step(action)
         self._last = (0, action)
