@@ -1019,29 +1019,6 @@ def mask_of_bits(n_rows: int, can_reroll: bool, legal: int) -> np.ndarray:
     return np.frombuffer(bytearray(mask_bytes(n_rows, can_reroll, legal)), _BOOL)
 
 
-def _drawer(rng: np.random.Generator):
-    """``lambda n: draw_below(rng, n)`` with the generator's ctypes interface looked up
-    once: a game rolls through it at every step. The same Lemire multiply-and-reject on
-    ``next_uint32`` as :func:`~envs.rules.dice.draw_below`, for the bounds ``6**k`` (k =
-    1..5) a game draws below, so the same numbers and the same generator state
-    (tests/rules/test_scorecard_draws.py holds it to ``draw_below``)."""
-    try:
-        c = rng.bit_generator.ctypes
-    except AttributeError:  # a generator without that interface: ask it directly
-        return lambda n: draw_below(rng, n)
-    nxt, state = c.next_uint32, c.state
-
-    def below(n: int) -> int:
-        m = nxt(state) * n
-        if (m & 0xFFFFFFFF) < n:  # a possible bias: reject below 2**32 mod n
-            threshold = (0x100000000 - n) % n
-            while (m & 0xFFFFFFFF) < threshold:
-                m = nxt(state) * n
-        return m >> 32
-
-    return below
-
-
 @cache
 def _empty_card(rules: ScorecardRules) -> Scorecard:
     """The empty card of a rule set, built once (a card never changes)."""
@@ -1082,16 +1059,6 @@ class ScorecardGame:
         self._tab = score_lists(self.rules)
         self._st = step_tables(self.rules)
         self._start_turn(chance)
-
-    @property
-    def rng(self) -> np.random.Generator:
-        """The generator the game rolls by (set: the game rolls by the new one)."""
-        return self._rng
-
-    @rng.setter
-    def rng(self, rng: np.random.Generator) -> None:
-        self._rng = rng
-        self._below = _drawer(rng)
 
     @property
     def n_actions(self) -> int:
@@ -1240,7 +1207,7 @@ class ScorecardGame:
         if action < N_REROLL_ACTIONS:
             if faces is None:  # as roll(rng, n): one draw below 6**n indexes the ordered rolls
                 n = _N_ROLLED[action]
-                rolled = _ROLL_CODE[n][self._below(_ROLL_BOUND[n])]
+                rolled = _ROLL_CODE[n][draw_below(self.rng, _ROLL_BOUND[n])]
             else:
                 rolled = sum(_RADIX[faces[i]] for i in range(N_DICE) if action >> i & 1)
             self.rolls_used += 1
@@ -1263,25 +1230,22 @@ class ScorecardGame:
     def _start_turn(self, chance: Iterable[int] | None = None) -> None:
         self.rolls_used = 1
         if chance is None:  # as roll(rng, 5)
-            code = _ROLL_CODE[N_DICE][self._below(_ROLL_BOUND[N_DICE])]
+            code = _ROLL_CODE[N_DICE][draw_below(self.rng, _ROLL_BOUND[N_DICE])]
         else:
             code = sum(_RADIX[f] for f in check_dice(chance, N_DICE))
         self.dice = dice = DICE[_BY_CODE[code]]
         self._rolls = [dice]
 
-    def __getstate__(self) -> dict:  # the rules' tables and the drawer are rebuilt
+    def __getstate__(self) -> dict:  # the rules' tables are not pickled: they are rebuilt
         state = dict(self.__dict__)
-        del state["_tab"], state["_st"], state["_below"]
+        del state["_tab"], state["_st"]
         state["_view"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
-        if "rng" in state:  # pickled before the generator became a property
-            state["_rng"] = state.pop("rng")
         self.__dict__.update(state)
         self._tab = score_lists(self.rules)
         self._st = step_tables(self.rules)
-        self._below = _drawer(self._rng)
 
     def copy(self) -> ScorecardGame:
         new = object.__new__(ScorecardGame)
