@@ -174,18 +174,8 @@ class YahtzeeEnv(TextRenderEnv):
         if self.render_mode == "human":
             print(self.render_text())
         obs, mask, _ = self._view(game)
-        card = game.card
-        # self._info(mask), inline: the card's part is built once per card
-        total, filled, bonus, ybonus, _ = card.__dict__.get("_info") or _card_info(card, before)
-        info = {
-            "action_mask": mask,
-            "total": total,
-            "card": dict(filled),
-            "bonus": bonus,
-            "yahtzee_bonus": ybonus,
-            "rolls_used": game.rolls_used,
-        }
-        return obs, points * self.reward_scale, not card._open_bits, False, info
+        info = self._info(mask, before)
+        return obs, points * self.reward_scale, not game.card._open_bits, False, info
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now (all False before reset and once the episode is over)."""
@@ -217,10 +207,12 @@ class YahtzeeEnv(TextRenderEnv):
         card = self.game.card
         return len(card.rows) - card.turns_left + (0 if self.game.done else 1)
 
-    def _info(self, mask: np.ndarray) -> dict:
-        """The step's info with the action mask ``mask``."""
+    def _info(self, mask: np.ndarray, before: Scorecard | None = None) -> dict:
+        """The step's info with the action mask ``mask``; ``before``: the card before the
+        step (see :func:`_card_info`)."""
         game = self.game
-        total, filled, bonus, ybonus, _ = _card_info(game.card)
+        card = game.card
+        total, filled, bonus, ybonus, _ = card.__dict__.get("_info") or _card_info(card, before)
         return {
             "action_mask": mask,
             "total": total,
