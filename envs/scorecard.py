@@ -7,12 +7,12 @@ import numpy as np
 
 from envs import games
 from envs.obs.scorecard import (
+    StepView,
     decode_observation,
     obs_fields,
     obs_size,
     obs_space,
     observe,
-    own_view,
 )
 from envs.obs.scorecard import layout as obs_layout
 from envs.render.text import render_scorecard as render_card  # the old name
@@ -134,10 +134,9 @@ class YahtzeeEnv(TextRenderEnv):
         self.n_actions = N_REROLL_ACTIONS + len(self.rules.rows)
         self.action_space = self._legal_space(self.n_actions)
         self.observation_space = obs_space(self.rules)
-        # the observation and the legal rows in one pass (bound: cheaper than the instance)
-        self._view = own_view(self.rules).__call__
+        # the observation, the action mask and the legal rows of a step in one pass
+        self._view = StepView(self.rules)
         self._raises = self.illegal.raises
-        self._rows = self.rules.rows
         self.game: ScorecardGame | None = None
 
     # -- gymnasium API -------------------------------------------------------
@@ -149,29 +148,34 @@ class YahtzeeEnv(TextRenderEnv):
         self._last: tuple[int, int] | None = None  # (seat, action) for the picture
         if self.render_mode == "human":
             print(self.render_text())
-        obs, legal = self._view(self.game)
-        return obs, self._info(legal)
+        obs, mask, _ = self._view(self.game)
+        return obs, self._info(mask)
 
     def step(self, action):
         game = self.game
         if game is None:
             raise RuntimeError("call reset() before step()")
-        if self._ended or not game.card._open_bits:
+        before = game.card
+        if self._ended or not before._open_bits:
             raise RuntimeError("the episode is over; call reset()")
         if type(action) is not int:
             action = self._action(action)
-        if not self._raises and self._is_illegal(action):  # "terminate" or "penalize"
-            penalty, terminated, truncated = self._illegal_outcome()
-            info = {**self._info(game.bits_view()[1]), "illegal_action": True}
-            return observe(game), penalty * self.reward_scale, terminated, truncated, info
-        self._illegal_run = 0
+        if not self._raises:  # "terminate" or "penalize"
+            if self._is_illegal(action):
+                penalty, terminated, truncated = self._illegal_outcome()
+                obs, mask, _ = self._view(game)
+                mask = self.action_masks() if self._ended else mask
+                info = {**self._info(mask), "illegal_action": True}
+                return obs, penalty * self.reward_scale, terminated, truncated, info
+            self._illegal_run = 0
         # raises on an illegal action, changing nothing
         points = game.step(action)
         self._last = (0, action)
         if self.render_mode == "human":
             print(self.render_text())
-        obs, legal = self._view(game)
-        return obs, points * self.reward_scale, not game.card._open_bits, False, self._info(legal)
+        obs, mask, _ = self._view(game)
+        info = self._info(mask, before)
+        return obs, points * self.reward_scale, not game.card._open_bits, False, info
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now (all False before reset and once the episode is over)."""
@@ -203,25 +207,48 @@ class YahtzeeEnv(TextRenderEnv):
         card = self.game.card
         return len(card.rows) - card.turns_left + (0 if self.game.done else 1)
 
-    def _info(self, legal: int) -> dict:
-        """The step's info; ``legal``: the legal rows of ``game.bits_view()``."""
+    def _info(self, mask: np.ndarray, before: Scorecard | None = None) -> dict:
+        """The step's info with the action mask ``mask``; ``before``: the card before the
+        step (see :func:`_card_info`)."""
         game = self.game
         card = game.card
-        filled = card.__dict__.get("_filled_dict")  # kept on the card, which never changes
-        if filled is None:
-            # filled rows only: a row absent where open stacks under gymnasium's vector envs
-            # (a mask ``_row``), where None beside ints cannot
-            filled = {r: s for r, s in zip(self._rows, card.scores, strict=True) if s is not None}
-            card.__dict__["_filled_dict"] = filled
-        mask = game.action_mask(legal) if not self._ended else self.action_masks()
+        total, filled, bonus, ybonus, _ = card.__dict__.get("_info") or _card_info(card, before)
         return {
             "action_mask": mask,
-            "total": card._total,
+            "total": total,
             "card": dict(filled),
-            "bonus": card.bonus,
-            "yahtzee_bonus": card.yahtzee_bonus,
+            "bonus": bonus,
+            "yahtzee_bonus": ybonus,
             "rolls_used": game.rolls_used,
         }
+
+
+def _card_info(card: Scorecard, before: Scorecard | None = None) -> tuple:
+    """What the info says of a card: ``(total, filled rows -> score, bonus, Yahtzee bonus,
+    the filled rows' (row, score) pairs)``, built once and kept on the card (``_info``; a
+    card never changes). ``before``: the card it was filled from, whose pairs then give
+    this card's with one row inserted."""
+    d = card.__dict__
+    out = d.get("_info")
+    if out is None:
+        was = None if before is None else before.__dict__.get("_info")
+        if was is not None:
+            old_open = before._open_bits
+            new = old_open ^ d["_open_bits"]  # game.step fills one open row of ``before``
+        if was is not None and new & old_open == new and not new & (new - 1):
+            # one row filled: insert it after the filled rows above it (card order)
+            k = new.bit_length() - 1
+            pairs = was[4]
+            at = (~old_open & (new - 1)).bit_count()
+            pairs = (*pairs[:at], (d["rules"].rows[k], d["scores"][k]), *pairs[at:])
+        else:
+            # filled rows only: a row absent where open stacks under gymnasium's vector envs
+            # (a mask ``_row``), where None beside ints cannot
+            pairs = tuple(
+                [(r, s) for r, s in zip(card.rows, d["scores"], strict=True) if s is not None]
+            )
+        out = d["_info"] = (d["_total"], dict(pairs), d["bonus"], d["yahtzee_bonus"], pairs)
+    return out
 
 
 YahtzeeEnv.__doc__ = obs_layout("russian").document(YahtzeeEnv.__doc__)

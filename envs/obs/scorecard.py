@@ -30,12 +30,15 @@ from envs.rules.scorecard import (
     DICE,
     MAX_ROLLS,
     N_DICE,
+    N_REROLL_ACTIONS,
     ROW_INDEX,
     RUSSIAN_ROWS,
+    Scorecard,
     ScorecardGame,
     ScorecardRules,
     legal_bits_one,
     make_rules,
+    mask_bytes,
     plain_gains_one,
     score_lists,
     score_row,
@@ -199,6 +202,7 @@ _ORDER = (
 
 
 _F32 = np.dtype(np.float32)
+_BOOL = np.dtype(bool)
 
 
 @cache
@@ -217,16 +221,17 @@ def _dice_part(dice: tuple[int, ...], rolls_used: int) -> bytes:
 
 class OwnView:
     """The observation of the player on turn and the legal rows (a bit set, bit k = row k)
-    in one pass: ``OwnView(rules)(game) -> (obs, legal)``, what the env's step reads once.
+    in one pass: ``OwnView(rules)(game) -> (obs, legal)``.
 
-    The fields in layout order (``_layout`` checks the order), as float32 bytes of a
-    per-dice part (face_counts, dice, rolls_used), ``open_rows`` by table from the open
-    rows' bit set, the card's numbers (stage .. total) and
-    ``fill_points``: in a state whose gains are the plain row scores
-    (:func:`~envs.rules.scorecard.plain_gains_one`, most states) the bytes of every row's
-    score (``score_lists``' ``later`` / ``first``) held as one integer, the illegal rows
-    masked to 0.0 by one AND; otherwise the game's ``state_view``. tests/envs/test_obs.py
-    holds it to :meth:`Layout.encode` of the fields.
+    The fields in layout order (``_layout`` checks the order), as float32 bytes in three
+    parts (:meth:`parts`): the dice (face_counts, dice, rolls_used) by table per dice index
+    and rolls; the card (open_rows .. total), built once per card (a card never changes)
+    with joker 0 and kept on it (a joker patched in); and ``fill_points``: in a state whose
+    gains are the plain row scores (:func:`~envs.rules.scorecard.plain_gains_one`, most
+    states) the bytes of every row's score (``score_lists``' ``later`` / ``first``) held as
+    one integer, the illegal rows masked to 0.0 by one AND; otherwise the game's
+    ``state_view``.
+    tests/envs/test_obs.py holds it to :meth:`Layout.encode` of the fields.
     """
 
     def __init__(self, rules: ScorecardRules) -> None:
@@ -243,15 +248,34 @@ class OwnView:
 
         self.lanes = (lanes(tab.later), lanes(tab.first))
         self.open_hi = _open_bytes(len(rules.rows) - _LO_BITS)
+        # the joker's bytes in the card part: after open_rows, stage .. yahtzee_scored
+        self.joker_at = 4 * (len(rules.rows) + 4)
 
     def __reduce__(self):  # pickled and copied as the rules' one view (tables are rebuilt)
         return own_view, (self.rules,)
 
-    def __call__(
-        self, game: ScorecardGame, others: list[ScorecardGame] | None = None
-    ) -> tuple[np.ndarray, int]:
+    def card_bytes(self, card: Scorecard) -> bytes:
+        """open_rows .. total of ``card`` as float32 bytes (joker 0); built once and kept on
+        the card (``_obs_card``)."""
+        d = card.__dict__
+        out = d.get("_obs_card")
+        if out is None:
+            open_bits = d["_open_bits"]
+            out = d["_obs_card"] = (
+                _OPEN_LO[open_bits & _LO]
+                + self.open_hi[open_bits >> _LO_BITS]
+                + _PACK_CARD(  # stage, upper_sum, bonus, yahtzee_scored, joker, total
+                    d["_stage"], d["_upper_sum"], d["bonus"], d["_yahtzee_scored"], 0, d["_total"]
+                )
+            )
+        return out
+
+    def parts(self, game: ScorecardGame) -> tuple[int, bytes, bytes, bytes]:
+        """``(legal, dice, card, fill_points)``: the legal rows as a bit set and the
+        observation's three parts as float32 bytes (the order of the layout)."""
         card = game.card
         di = _DICE_INDEX[game.dice]
+        rolls_used = game.rolls_used
         open_bits = card._open_bits
         rules, st = self.rules, self.step_tables
         if open_bits:
@@ -261,27 +285,78 @@ class OwnView:
             legal, plain = 0, True
         if plain:
             points = (
-                self.lanes[game.rolls_used == 1][di]
+                self.lanes[rolls_used == 1][di]
                 & (_LANE_LO[legal & _LO] | _LANE_HI[legal >> _LO_BITS])
             ).to_bytes(self.points_size, _ORDER_BYTES)
         else:
             points = self.pack_points(*game.state_view()[4])
-        d = card.__dict__
-        raw = bytearray(self.dice_part[di][game.rolls_used])
-        raw += _OPEN_LO[open_bits & _LO]  # open_rows: 1.0 / 0.0 per row, by table
-        raw += self.open_hi[open_bits >> _LO_BITS]
-        raw += _PACK_CARD(  # stage, upper_sum, bonus, yahtzee_scored, joker, total
-            d["_stage"],
-            d["_upper_sum"],
-            d["bonus"],
-            d["_yahtzee_scored"],
-            self.classic and st.yahtzee[di] and not open_bits >> _YAHTZEE & 1,
-            d["_total"],
-        )
+        card_part = card.__dict__.get("_obs_card") or self.card_bytes(card)
+        if self.classic and st.yahtzee[di] and not open_bits >> _YAHTZEE & 1:  # the joker
+            at = self.joker_at
+            card_part = card_part[:at] + _PACK_1(1) + card_part[at + 4 :]
+        return legal, self.dice_part[di][rolls_used], card_part, points
+
+    def __call__(
+        self, game: ScorecardGame, others: list[ScorecardGame] | None = None
+    ) -> tuple[np.ndarray, int]:
+        legal, dice, card, points = self.parts(game)
+        raw = bytearray(dice)
+        raw += card
         raw += points
         if others:
             raw += _packer(len(others)).pack(*[g.card.total for g in others])
         return np.frombuffer(raw, _F32), legal
+
+
+class StepView:
+    """What the single env returns each step: ``StepView(rules)(game) -> (obs, mask,
+    legal)``, the observation of :class:`OwnView`, the action mask of
+    ``ScorecardGame.action_mask`` (by :func:`~envs.rules.scorecard.mask_bytes`) and the
+    legal rows as a bit set.
+
+    One per env: the parts are written into buffers this view owns and the arrays returned
+    are copies of them (a copy of a small array is cheaper than an array over new bytes),
+    so an array handed out is never written again. Copied or pickled as a fresh view.
+    """
+
+    def __init__(self, rules: ScorecardRules) -> None:
+        self.rules = rules
+        self.parts = own_view(rules).parts
+        self.n_rows = n = len(rules.rows)
+        self._obs_buf = bytearray(4 * layout(rules).size)
+        self._obs = np.frombuffer(self._obs_buf, _F32)
+        self._mask_buf = bytearray(N_REROLL_ACTIONS + n)
+        self._mask = np.frombuffer(self._mask_buf, _BOOL)
+        mv = memoryview(self._obs_buf)
+        dice_end = 4 * (6 + N_DICE + 1)
+        card_end = dice_end + 4 * (n + 6)
+        self._dice_mv, self._card_mv, self._points_mv = (
+            mv[:dice_end],
+            mv[dice_end:card_end],
+            mv[card_end:],
+        )
+        self._mask_mv = memoryview(self._mask_buf)
+        # what the buffers hold (written again only when it changes: within a turn the card
+        # part is the same, and so is the mask but for the last roll and the dice's rows)
+        self._card_part: bytes | None = None
+        self._mask_key = -1
+
+    def __reduce__(self):  # the buffers are not copied: a copy gets its own
+        return StepView, (self.rules,)
+
+    def __call__(self, game: ScorecardGame) -> tuple[np.ndarray, np.ndarray, int]:
+        legal, dice, card, points = self.parts(game)
+        self._dice_mv[:] = dice
+        if card is not self._card_part:
+            self._card_mv[:] = self._card_part = card
+        self._points_mv[:] = points
+        # as ScorecardGame.action_mask: re-rolls while rolls remain in a game not over
+        can = game.rolls_used < MAX_ROLLS and game.card._open_bits != 0
+        key = legal << 1 | can
+        if key != self._mask_key:
+            self._mask_key = key
+            self._mask_mv[:] = mask_bytes(self.n_rows, can, legal)
+        return self._obs.copy(), self._mask.copy(), legal
 
 
 @cache
@@ -310,6 +385,7 @@ def _open_bytes(width: int) -> tuple[bytes, ...]:
 
 _OPEN_LO = _open_bytes(_LO_BITS)
 _PACK_CARD = Struct("=6f").pack
+_PACK_1 = Struct("=f").pack
 
 
 def decode_observation(

@@ -79,6 +79,7 @@ The same rules on one card as bit sets (bit k = row k; what a game's step reads)
     plain_gains_one(rules, step_tables, open_bits, upper_sum, dice_idx) -> bool   the gains
         are the rows' plain scores (no bonus, no joker score); False: ask fill_gains_one
     mask_of_bits(n_rows, can_reroll, legal) -> np.ndarray   the action mask, by table
+        (mask_bytes: the same as bytes, what the env writes into its buffer)
     game.bits_view() -> (dice index, legal rows as bits, plain)
 
 Decisions (docs/rules.md sections 4 and 5): doubling never applies to stage-1 rows or to
@@ -1003,13 +1004,19 @@ _ROW_BYTES_LO = _ROW_BYTES[_MASK_LO]
 _BOOL = np.dtype(bool)  # a dtype object: frombuffer skips converting np.bool_
 
 
+def mask_bytes(n_rows: int, can_reroll: bool, legal: int) -> bytes:
+    """The action mask as bytes, one 0/1 byte per action: re-rolls 1..31 when
+    ``can_reroll``, row ``k`` where bit ``k`` of ``legal`` is set; ``n_rows`` is 13 or 17."""
+    return (
+        _REROLL_BYTES[can_reroll]
+        + _ROW_BYTES_LO[legal & 0x1FF]
+        + _ROW_BYTES[n_rows - _MASK_LO][legal >> _MASK_LO]
+    )
+
+
 def mask_of_bits(n_rows: int, can_reroll: bool, legal: int) -> np.ndarray:
-    """The action mask (a fresh bool array): re-rolls 1..31 when ``can_reroll``, row ``k``
-    where bit ``k`` of ``legal`` is set; ``n_rows`` is 13 or 17."""
-    raw = bytearray(_REROLL_BYTES[can_reroll])
-    raw += _ROW_BYTES_LO[legal & 0x1FF]
-    raw += _ROW_BYTES[n_rows - _MASK_LO][legal >> _MASK_LO]
-    return np.frombuffer(raw, _BOOL)
+    """:func:`mask_bytes` as a fresh bool array."""
+    return np.frombuffer(bytearray(mask_bytes(n_rows, can_reroll, legal)), _BOOL)
 
 
 @cache
