@@ -53,31 +53,12 @@ from agents.exact.tree import GameTree  # noqa: E402
 from envs.rules.card_poker_mini import MiniCardPokerRules  # noqa: E402
 from train.common.best_response import (  # noqa: E402
     budget_callback,
+    ppo_section,
     rotated_blocks,
     summarise_blocks,
 )
 
 EVAL_SEED = 10_000_000
-
-
-def ppo_section(overrides: list[str]) -> dict:
-    """The ``ppo:`` section of configs/best_response.yaml with ``key=value`` overrides
-    (values read as YAML; ``policy_kwargs.net_arch=...`` reaches one level down)."""
-    import yaml
-
-    from train.common.sb3 import load_env_run
-
-    _, data, _, _ = load_env_run("best_response.yaml", trainers=("ppo", "best_response"))
-    ppo = dict(data.get("ppo") or {})
-    for item in overrides:
-        key, value = item.split("=", 1)
-        value = yaml.safe_load(value)
-        if "." in key:
-            outer, inner = key.split(".", 1)
-            ppo[outer] = {**(ppo.get(outer) or {}), inner: value}
-        else:
-            ppo[key] = value
-    return ppo
 
 
 def greedy_policy(model, obs: np.ndarray, tables: TreeTables) -> np.ndarray:

@@ -41,8 +41,8 @@ import numpy as np  # noqa: E402
 from agents.exact.games import MiniCardPoker  # noqa: E402
 from agents.exact.tables import TreeTables, make_vec_env, model_policy, observations  # noqa: E402
 from agents.exact.tree import GameTree  # noqa: E402
-from benchmarks.mini_br_curve import ppo_section  # noqa: E402
 from envs.rules.card_poker_mini import MiniCardPokerRules  # noqa: E402
+from train.common.best_response import ppo_section  # noqa: E402
 
 
 def greedy(policy: np.ndarray) -> np.ndarray:

@@ -369,6 +369,13 @@ class HandEvaluator:
         """What :func:`evaluate_hand` reads for this variant (built on first use)."""
         return _Lookup(self)
 
+    def __getstate__(self) -> dict:
+        # the lookup's bound evaluator is a closure, which pickle cannot write: a copy
+        # (a pickled env's game holds its evaluator) builds its own on first use
+        state = self.__dict__.copy()
+        state.pop("lookup", None)
+        return state
+
 
 def _colex_combinations(n: int, k: int) -> np.ndarray:
     """All k-subsets of range(n), sorted within rows, in combination-index order."""

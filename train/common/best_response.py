@@ -312,3 +312,21 @@ def exploitability_table(runs: list[dict[str, Any]]) -> str:
             f"{speed:.0f} |"
         )
     return "\n".join(lines)
+
+
+def ppo_section(overrides: list[str]) -> dict:
+    """The ``ppo:`` section of configs/best_response.yaml with ``key=value`` overrides
+    (values read as YAML; ``policy_kwargs.net_arch=...`` reaches one level down)."""
+    import yaml
+
+    _, data, _, _ = load_env_run("best_response.yaml", trainers=("ppo", "best_response"))
+    ppo = dict(data.get("ppo") or {})
+    for item in overrides:
+        key, value = item.split("=", 1)
+        value = yaml.safe_load(value)
+        if "." in key:
+            outer, inner = key.split(".", 1)
+            ppo[outer] = {**(ppo.get(outer) or {}), inner: value}
+        else:
+            ppo[key] = value
+    return ppo
