@@ -242,10 +242,7 @@ ALGOS = {
 
 # How mask-unaware rows train: an illegal action is ignored and costs ``illegal_penalty``
 # (the default, -1 point or chip), 100 in a row end the episode. With ``"terminate"`` they
-# learn to end the russian scorecard game at its first step: its stage-1 rows mostly score
-# below 0, so while the policy still dies young, dying at once pays best, and nothing
-# leads out (measured: PPO's greedy and sampled games both lasted 1-3 steps at its budget,
-# with a penalty of -1 or -100 points; "penalize" at -1: sampled 45.8 points).
+# learn to end the russian scorecard game at once (docs/sb3.md, "Which mode to train with").
 UNAWARE_TRAINING = "penalize"
 
 
