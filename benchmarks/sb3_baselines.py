@@ -7,11 +7,11 @@ action space on every game, scored the same way as every agent of the project.
     python benchmarks/sb3_baselines.py --budget 20000 --seeds 1 --only PPO,DQN,yahtzee_classic
 
 Rows: ``PPO``, ``A2C``, ``DQN``, ``QR-DQN``, ``TRPO``, ``RecurrentPPO`` (mask-unaware:
-trained with ``illegal_action="penalize"``, an illegal action ignored at -1 point or chip,
-100 in a row ending the episode; ``"terminate"`` traps them on the russian scorecard game,
-:data:`UNAWARE_TRAINING`), ``MaskablePPO`` and ``MaskableDQN`` (mask-aware: ``action_masks()``,
-never an illegal action; ``MaskableDQN`` is SB3's ``DQN`` with masks,
-:class:`agents.dqn.MaskableDQN`), side by side. Each row trains its own budget of env
+trained with ``illegal_action="penalize"``, an illegal action ignored at -1 point or chip
+(``--unaware-penalty``), 100 in a row ending the episode; ``"terminate"`` traps them on
+the russian scorecard game, :data:`UNAWARE_TRAINING`), ``MaskablePPO`` and ``MaskableDQN``
+(mask-aware: ``action_masks()``, never an illegal action; ``MaskableDQN`` is SB3's ``DQN``
+with masks, :class:`agents.dqn.MaskableDQN`), side by side. Each row trains its own budget of env
 steps per seed (``Algo.budget``; ``--budget`` gives every row one budget) on the game's
 batched engine behind SB3's ``VecEnv`` (:class:`agents.tables.BatchedVecEnv`), with SB3's
 default hyperparameters except these (``ALGOS``; the table's header prints each row's):
@@ -90,6 +90,7 @@ from agents.arena import mean_interval  # noqa: E402
 from agents.atomic import write_text  # noqa: E402
 from agents.tables import BatchedVecEnv, play_games  # noqa: E402
 from envs import games  # noqa: E402
+from envs.games import ILLEGAL_OPTIONS  # noqa: E402
 
 EVAL_SEED = 10_000_000  # as train/ppo.py's evaluations: apart from every training seed
 SCORECARD_SCALE = 0.01  # training reward scale of the scorecard games
@@ -244,6 +245,7 @@ ALGOS = {
 # (the default, -1 point or chip), 100 in a row end the episode. With ``"terminate"`` they
 # learn to end the russian scorecard game at once (docs/sb3.md, "Which mode to train with").
 UNAWARE_TRAINING = "penalize"
+UNAWARE_PENALTY = ILLEGAL_OPTIONS["illegal_penalty"]  # --unaware-penalty: in points or chips
 
 
 def env_options(game: str, training: bool) -> dict[str, Any]:
@@ -339,8 +341,11 @@ def references(game: str, n_games: int) -> dict[str, dict[str, float]]:
 # -- the table ---------------------------------------------------------------------------------
 
 
-def run_one(algo: Algo, game: str, seed: int, budget: int, n_eval: int) -> dict[str, Any]:
-    """Train ``algo`` on ``game`` for ``budget`` steps with ``seed``; its evaluation."""
+def run_one(
+    algo: Algo, game: str, seed: int, budget: int, n_eval: int, penalty: float = UNAWARE_PENALTY
+) -> dict[str, Any]:
+    """Train ``algo`` on ``game`` for ``budget`` steps with ``seed`` (a mask-unaware one
+    paying ``penalty`` per illegal action); its evaluation."""
     import torch
 
     torch.manual_seed(seed)
@@ -351,6 +356,7 @@ def run_one(algo: Algo, game: str, seed: int, budget: int, n_eval: int) -> dict[
         algo.n_envs,
         seed=seed,
         illegal_action=mode,
+        **({} if algo.masked else {"illegal_penalty": penalty}),
         **env_options(game, training=True),
     )
     start, cpu = time.perf_counter(), time.process_time()
@@ -536,8 +542,10 @@ def table(record: dict[str, Any]) -> str:
         "(SB3's evaluation default); illegal: the games a mask-unaware model ended so with an "
         "illegal action (scored as they stood). Sampled: the model sampling its policy on "
         "the same deals, a mask-unaware model's illegal actions ignored (it samples again). "
-        "Mask-unaware rows train with illegal_action=\"penalize\" (-1 per illegal action, 100 "
-        "in a row end the episode). Train s/run: wall seconds at "
+        'Mask-unaware rows train with illegal_action="penalize" '
+        f"({record.get('unaware_penalty', UNAWARE_PENALTY):g} per illegal action, 100 in a row "
+        "end the episode). "
+        "Train s/run: wall seconds at "
         "the machine's load, this process's CPU seconds in brackets.",
     ]
     return "\n".join(lines + notes) + "\n"
@@ -551,11 +559,13 @@ def _resumed(args, out_json: Path, algos: list[str]) -> dict[str, Any]:
         "eval_games": args.eval_games,
         "eval_seed": EVAL_SEED,
         "unaware_training": UNAWARE_TRAINING,
+        "unaware_penalty": args.unaware_penalty,
     }
     settings = {name: ALGOS[name].resolved(args.budget) for name in algos}
     if not out_json.exists():
         return {**evaluation, "settings": settings, "optimal": {}, "references": {}, "runs": []}
     done = json.loads(out_json.read_text())
+    done.setdefault("unaware_penalty", UNAWARE_PENALTY)  # a record from before the option
     differ = [f"{k}={done.get(k)} (this command: {v})" for k, v in evaluation.items()
               if done.get(k) != v]  # fmt: skip
     measured = {r["algo"] for r in done["runs"]}  # an algorithm without runs may change
@@ -591,6 +601,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seeds", type=int, default=3, help="seeds per algorithm and game")
     parser.add_argument("--eval-games", type=int, default=2_000, help="games per evaluation")
     parser.add_argument("--only", default=None, help="comma-separated algorithms and games")
+    parser.add_argument(
+        "--unaware-penalty",
+        type=float,
+        default=UNAWARE_PENALTY,
+        help="what a mask-unaware row pays per illegal action while training, in points "
+        f"(before reward_scale) or chips (default {UNAWARE_PENALTY:g})",
+    )
     parser.add_argument(
         "--out",
         type=Path,
@@ -658,7 +675,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(f"--resume: {len(done)} runs kept from {out_json}, {len(todo)} to measure")
     for k, (game, name, seed) in enumerate(todo, 1):
         budget = record["settings"][name]["budget"]
-        run = run_one(ALGOS[name], game, seed, budget, args.eval_games)
+        run = run_one(ALGOS[name], game, seed, budget, args.eval_games, args.unaware_penalty)
         record["runs"].append(run)
         _save(record, args.out)  # after every run: a kill loses at most the run in hand
         best = record["optimal"][game]

@@ -208,3 +208,25 @@ def test_a_row_runs_only_on_its_games(tiny, tmp_path):
     )  # fmt: skip
     assert not sb3_baselines.ALGOS["RecurrentPPO"].runs_on("card_poker")
     assert [r["algo"] for r in result["runs"]] == ["PPO"]
+
+
+def test_the_unaware_rows_train_with_the_given_penalty(tiny, tmp_path, monkeypatch):
+    built = []
+    vec_env = sb3_baselines.BatchedVecEnv
+
+    def recorded(*a, **k):
+        built.append(k)
+        return vec_env(*a, **k)
+
+    monkeypatch.setattr(sb3_baselines, "BatchedVecEnv", recorded)
+    out = tmp_path / "table.md"
+    args = ["--budget", "64", "--seeds", "1", "--eval-games", "4", "--out", str(out)]
+    result = sb3_baselines.main([*args, "--only", "PPO,MaskablePPO,dice_poker",
+                                 "--unaware-penalty", "-50"])  # fmt: skip
+    training = [k for k in built if k["illegal_action"] in ("penalize", "raise") and "seed" in k
+                and k["seed"] == 0]  # fmt: skip
+    assert {"illegal_action": "penalize", "illegal_penalty": -50.0}.items() <= training[0].items()
+    assert "illegal_penalty" not in training[1]  # a mask-aware row never pays one
+    assert result["unaware_penalty"] == -50.0 and "(-50 per illegal action" in out.read_text()
+    with pytest.raises(SystemExit, match="unaware_penalty=-50.0 \\(this command: -1.0\\)"):
+        sb3_baselines.main([*args, "--only", "PPO,dice_poker", "--resume"])
