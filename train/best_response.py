@@ -167,7 +167,9 @@ def run_base(table: Table, run: RunConfig) -> Path:
     """The run folder's name: ``{run.out_dir}/best_response/{game}[-rules]__{against}__{seed}``
     (numbered ``_2``, ``_3``... when taken; see :mod:`train.common.rundir`)."""
     tag = "".join(f"-{k}{v}" for k, v in sorted(table.rules.items()))
-    name = display_name(table.against).replace(":", "-").replace("/", "-").replace("@", "-")
+    name = display_name(table.against)
+    for mark in ":/@?":  # ppo:x@step_5?sample -> ppo-x-step_5-sample
+        name = name.replace(mark, "-")
     return Path(run.out_dir) / "best_response" / f"{table.game}{tag}__{name}__{run.seed}"
 
 

@@ -109,3 +109,13 @@ def test_the_arena_checks_and_names_a_spec_with_its_option(runs):
     check_spec(f"ppo:{runs['ppo']}?sample", "card_poker")  # the file is there
     assert display_name(f"ppo:{runs['ppo']}?sample") == "ppo:ppo?sample"
     assert display_name(f"ppo:{runs['ppo']}") == "ppo:ppo"
+
+
+def test_a_best_response_folder_names_the_option_without_a_question_mark(runs, tmp_path):
+    from train.best_response import run_base
+    from train.common.best_response import Table
+    from train.common.sb3 import RunConfig
+
+    table = Table("card_poker", 2, f"ppo:{runs['mmd']}?greedy", {})
+    folder = run_base(table, RunConfig(out_dir=str(tmp_path)))
+    assert folder.name == "card_poker__ppo-mmd-greedy__0"
