@@ -9,6 +9,12 @@ hand-value table, ``"rllib:path"`` for a policy trained by ``train/rllib.py``:
 needs the ``[rllib]`` extra, and ray is imported only then). ``rules`` are the game's rule
 options (the same keyword arguments as the env), so an agent judges hands the
 way the table does.
+
+A ``ppo:`` or ``rllib:`` spec may end with ``?sample`` (draw each action from the model's
+masked policy, with the agent's own seeded Generator: :meth:`Agent.seed`) or ``?greedy``
+(its most likely legal action): ``"ppo:runs/x/model.zip?sample"``. Without either, a model
+plays greedily, except a PPO model of a run whose trainer learns a mixed strategy
+(``agents.ppo.MIXED_TRAINERS``: ``train/mmd.py``), which samples.
 """
 
 from __future__ import annotations
@@ -55,6 +61,32 @@ TRAINED = {
     "rllib": ("agents.rllib:RLlibAgent", "folder"),
 }
 TRAINED_SPECS = " or ".join(f"'{prefix}:PATH'" for prefix in TRAINED)
+# What a trained spec may end with ("ppo:PATH?sample"): option -> the agent's deterministic.
+POLICY_OPTIONS = {"greedy": True, "sample": False}
+SAMPLING = ("ppo", "rllib")  # the trained agents whose model is a distribution over actions
+
+
+def split_spec(spec: str) -> tuple[str, str, str | None]:
+    """A trained agent's spec as ``(prefix, path, option)``: ``"ppo:m.zip?sample"`` ->
+    ``("ppo", "m.zip", "sample")``, option None where there is none; any other spec
+    ``(spec, "", None)``. An option a prefix does not take is a ``ValueError``."""
+    prefix, _, path = spec.partition(":")
+    if not (path and prefix in TRAINED):
+        return spec, "", None
+    if "?" not in path:
+        return prefix, path, None
+    path, _, option = path.rpartition("?")
+    allowed = " or ".join(f"?{o}" for o in POLICY_OPTIONS)
+    if prefix not in SAMPLING:
+        raise ValueError(
+            f"agent {spec!r}: a {prefix}: spec takes no option ({allowed} are for "
+            f"{', '.join(p + ':' for p in SAMPLING)} models)"
+        )
+    if option not in POLICY_OPTIONS:
+        raise ValueError(
+            f"agent {spec!r}: unknown option {option!r}; a {prefix}: spec takes {allowed}"
+        )
+    return prefix, path, option
 
 
 def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
@@ -65,14 +97,16 @@ def make_agent(spec: str | Agent, game: str, **rules) -> Agent:
         return spec
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec is a string or an Agent, got {spec!r}")
-    prefix, _, path = spec.partition(":")
-    if path and prefix in TRAINED:
+    prefix, path, option = split_spec(spec)
+    if path:
         try:
             cls = _load(TRAINED[prefix][0])
         except ModuleNotFoundError as err:  # Ray, an optional extra
             raise ValueError(
                 f'agent {spec!r} needs Ray RLlib ({err.name} is missing): pip install -e ".[rllib]"'
             ) from None
+        if option is not None:
+            rules = {**rules, "deterministic": POLICY_OPTIONS[option]}
         return cls(path, game=game, **rules)
     table = _agents()
     if spec not in table:
@@ -111,10 +145,13 @@ def make_env(env_id: str, opponents=None, **kwargs):
 __all__ = [
     "AGENTS",
     "GAMES",
+    "POLICY_OPTIONS",
+    "SAMPLING",
     "TRAINED",
     "UNIVERSAL",
     "Agent",
     "TablePolicy",
     "make_agent",
     "make_env",
+    "split_spec",
 ]

@@ -69,7 +69,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import TRAINED, TRAINED_SPECS, Agent, make_agent
+from agents import POLICY_OPTIONS, TRAINED, TRAINED_SPECS, Agent, make_agent, split_spec
 from envs import games
 from envs.rules.dice import roll
 from envs.rules.dice_poker import DicePokerRules
@@ -124,18 +124,21 @@ def seat_orders(n: int) -> list[tuple[int, ...]]:
 def display_name(spec: str | Agent) -> str:
     """A short name for tables: ``ppo:runs/x/model.zip`` -> ``ppo:x``.
 
-    A checkpoint ``runs/x/checkpoints/step_5.zip`` becomes ``ppo:x@step_5``.
+    A checkpoint ``runs/x/checkpoints/step_5.zip`` becomes ``ppo:x@step_5``; an option
+    stays (``ppo:x?sample``).
     """
     if not isinstance(spec, str):
         return getattr(spec, "name", type(spec).__name__)
     if not spec.startswith("ppo:"):
         return spec
-    path = Path(spec[4:])
-    if path.parent.name == "checkpoints":
-        return f"ppo:{path.parent.parent.name}@{path.stem}"
-    if path.stem == "model" and path.parent.name:
-        return f"ppo:{path.parent.name}"
-    return f"ppo:{path.stem}"
+    path, mark, option = spec[4:].rpartition("?")
+    path, tail = (path, mark + option) if option in POLICY_OPTIONS else (spec[4:], "")
+    model = Path(path)
+    if model.parent.name == "checkpoints":
+        return f"ppo:{model.parent.parent.name}@{model.stem}{tail}"
+    if model.stem == "model" and model.parent.name:
+        return f"ppo:{model.parent.name}{tail}"
+    return f"ppo:{model.stem}{tail}"
 
 
 def _parse_specs(specs: Sequence[str | Agent]) -> tuple[str, ...]:
@@ -257,8 +260,8 @@ def build_agents(setup: ArenaSetup) -> list[Agent]:
 
 def check_spec(spec: str, game: str) -> None:
     """Fail fast, before any solver is built, on a spec that cannot play ``game``."""
-    prefix, _, path = spec.partition(":")
-    if path and prefix in TRAINED:  # a trained model: a file or a run/checkpoint folder
+    prefix, path, _ = split_spec(spec)  # a bad ?option: ValueError
+    if path:  # a trained model: a file or a run/checkpoint folder
         kind = TRAINED[prefix][1]
         if not (Path(path).is_file() if kind == "file" else Path(path).is_dir()):
             raise ValueError(f"agent {spec!r}: no model {kind} at {path!r}")

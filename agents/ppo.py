@@ -1,4 +1,11 @@
-"""A trained MaskablePPO model as an Agent: ``make_agent("ppo:path/to/model.zip", game=...)``."""
+"""A trained MaskablePPO model as an Agent: ``make_agent("ppo:path/to/model.zip", game=...)``.
+
+It plays the model's most likely legal action (``?greedy``), or samples each action from
+its masked policy (``?sample``: ``make_agent("ppo:PATH?sample", ...)``). Without either it
+samples where the model is of a run whose trainer learns a mixed strategy
+(:data:`MIXED_TRAINERS`, named by ``trainer:`` in the run folder's ``config.yaml``), and
+plays greedily otherwise.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,37 @@ import numpy as np
 
 from agents.base import Agent
 from agents.model_files import batch_of, check_finite, check_game, load_sb3_zip
+
+# Trainers whose policy is a mixed strategy, the distribution itself and not its argmax:
+# magnetic mirror descent self-play (train/mmd.py) approaches an equilibrium of card poker.
+MIXED_TRAINERS = ("mmd",)
+
+
+def run_trainer(model_path: str | Path) -> str | None:
+    """The ``trainer:`` of the run a model belongs to: the ``config.yaml`` beside it (or,
+    for ``checkpoints/step_N.zip``, in the run folder above); None where there is none."""
+    path = Path(model_path)
+    here = path.parent.parent if path.parent.name == "checkpoints" else path.parent
+    config = here / "config.yaml"
+    if not config.is_file():
+        return None
+    import yaml
+
+    try:
+        data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, OSError, UnicodeDecodeError) as err:
+        raise ValueError(
+            f"cannot read the run's config {str(config)!r} (it says whether the model "
+            f"samples; give ?greedy or ?sample to skip it): {err}"
+        ) from None
+    trainer = data.get("trainer") if isinstance(data, dict) else None
+    return trainer if isinstance(trainer, str) else None
+
+
+def samples_by_default(model_path: str | Path) -> bool:
+    """Whether ``ppo:PATH`` without an option samples: the model's run learns a mixed
+    strategy (:data:`MIXED_TRAINERS`)."""
+    return run_trainer(model_path) in MIXED_TRAINERS
 
 
 def load_model(path: str | Path):
@@ -78,12 +116,17 @@ def masked_logits(model, observation: np.ndarray, action_mask: np.ndarray) -> np
 
 class PPOAgent(Agent):
     """Plays the model's most likely legal action, or samples (``deterministic=False``)
-    from its masked policy with the agent's own seeded generator."""
+    from its masked policy with the agent's own seeded generator. ``deterministic`` None:
+    samples where the model's run learns a mixed strategy (:func:`samples_by_default`)."""
 
     name = "ppo"
 
     def __init__(
-        self, path: str | Path, game: str | None = None, deterministic: bool = True, **rules
+        self,
+        path: str | Path,
+        game: str | None = None,
+        deterministic: bool | None = None,
+        **rules,
     ) -> None:
         super().__init__()
         self.model = load_model(path)
@@ -91,8 +134,10 @@ class PPOAgent(Agent):
             n_actions = getattr(self.model.action_space, "n", None)
             check_game(path, game, self.model.observation_space.shape, n_actions, **rules)
         self.normalizer = observation_normalizer(load_normalizer(path))
+        if deterministic is None:
+            deterministic = not samples_by_default(path)
         self.deterministic = deterministic
-        self.name = f"ppo:{path}"
+        self.name = f"ppo:{path}" + ("" if deterministic else "?sample")
 
     @classmethod
     def from_model(cls, model, normalizer=None, deterministic: bool = True) -> PPOAgent:

@@ -7,7 +7,9 @@ first observation of the next game in its place, with the last observation of th
 finished one in ``infos["final_obs"]`` (an object array, ``None`` elsewhere; the mask
 ``infos["_final_obs"]``), its last info in ``infos["final_info"]`` (``_final_info``; its
 ``action_mask``, all False) and its return in ``infos["episode_return"]``.
-``infos["action_mask"]`` (and :meth:`action_masks`) is the ``(N, A)`` bool mask.
+``infos["action_mask"]`` (and :meth:`action_masks`) is the ``(N, A)`` bool mask. ``reset``
+is the engine's own ``reset`` after the seeding: the opponents move once, up to the
+learner's first decision at every game, and draw nothing more than the engine would.
 ``reset(seed=...)`` takes what Gymnasium's vector envs take (None, an int, or a list of
 ``num_envs`` ints >= 0 or Nones; anything else, a list of another length or ``True`` is one
 ``ValueError``). An int seeds the engine's one Generator, which draws every game (the same

@@ -7,23 +7,24 @@ as a curve over budgets (docs/exploitability.md).
     python train/best_response.py --game dice_poker --against optimal --steps 100000
     python train/best_response.py --game card_poker --against ppo:runs/x/model.zip
 
-``--config`` (default ``configs/best_response.yaml``) is a ``train/ppo.py`` config, read
-and checked by its code: ``ppo:`` gives MaskablePPO's arguments, ``run:`` the seed,
-``n_envs``, the budget ``total_timesteps`` (``--steps``), the evaluation's
-``final_eval_episodes`` (``--eval-games``) and ``torch_threads``, and ``env:`` the
-defaults of ``--game`` (its id), ``--players`` (``n_players``), ``--against``
+``--config`` (default ``configs/best_response.yaml``) is a ``train/ppo.py`` config, read and
+checked by its code (a key only train/ppo.py honours, such as ``run.normalize_reward``,
+stops the run at load: ``train.common.config.HONOURED_BY``): ``ppo:`` gives MaskablePPO's
+arguments, ``run:`` the seed, ``n_envs``, the budget ``total_timesteps`` (``--steps``), the
+evaluation's ``final_eval_episodes`` (``--eval-games``) and ``torch_threads``, and ``env:``
+the defaults of ``--game`` (its id), ``--players`` (``n_players``), ``--against``
 (``opponents``) and the rules. A fresh MaskablePPO learner sits in a random seat of
 ``--players`` seats on the game's batched engine (:class:`agents.tables.BatchedVecEnv`); the
 frozen agent ``--against`` (any ``agents.make_agent`` spec: ``careful``, ``bluffer``,
-``quick``, ``heuristic``, ``optimal``, ``random``, ``ppo:PATH``) plays every other seat.
-The run trains to the largest of ``--budgets`` (default: ``--steps``); at each budget, once
-PPO has updated on the rollout that reached it, the learner's greedy policy plays
-``--eval-games`` deals (card poker) or games (dice poker) on the batched engine against
-the same frozen agent, as **duplicate deals** (blocks of one deal per ``--players`` games,
-the policy once in every seat: :mod:`train.common.best_response`); what it wins per game,
-with the 95% interval over the blocks, is the exploitability figure of that budget: a
-lower bound on what a best response wins, **lower is better** for the frozen agent. On
-the same evaluation games the random agent plays in the learner's place, as a floor.
+``quick``, ``heuristic``, ``optimal``, ``random``, ``ppo:PATH``) plays every other seat. The
+run trains to the largest of ``--budgets`` (default: ``--steps``); at each budget, once PPO
+has updated on the rollout that reached it, the learner's greedy policy plays
+``--eval-games`` deals (card poker) or games (dice poker) on the batched engine against the
+same frozen agent, as **duplicate deals** (blocks of one deal per ``--players`` games, the
+policy once in every seat: :mod:`train.common.best_response`); what it wins per game, with
+the 95% interval over the blocks, is the exploitability figure of that budget: a lower bound
+on what a best response wins, **lower is better** for the frozen agent. On the same
+evaluation games the random agent plays in the learner's place, as a floor.
 ``--seeds S ...`` runs one seed after another and prints the table across them.
 
 Dice poker adds the **ceiling** where the exact solver gives it: against optimal players,
@@ -166,7 +167,9 @@ def run_base(table: Table, run: RunConfig) -> Path:
     """The run folder's name: ``{run.out_dir}/best_response/{game}[-rules]__{against}__{seed}``
     (numbered ``_2``, ``_3``... when taken; see :mod:`train.common.rundir`)."""
     tag = "".join(f"-{k}{v}" for k, v in sorted(table.rules.items()))
-    name = display_name(table.against).replace(":", "-").replace("/", "-").replace("@", "-")
+    name = display_name(table.against)
+    for mark in ":/@?":  # ppo:x@step_5?sample -> ppo-x-step_5-sample
+        name = name.replace(mark, "-")
     return Path(run.out_dir) / "best_response" / f"{table.game}{tag}__{name}__{run.seed}"
 
 

@@ -15,17 +15,20 @@ constructor arguments), ``mmd:`` (:class:`train.common.mmd.MmdConfig`: ``magnet_
 The learner (:class:`train.common.mmd.MmdPPO`) sits in a random seat of each deal of the
 batched engine; every other seat samples from the learner's own policy as it is during
 that rollout (self-play against the latest snapshot, refreshed every update). Every
-``mmd.eval_every`` steps its most likely action (as ``make_agent("ppo:PATH")`` plays it)
-meets each of ``mmd.eval_against`` on ``mmd.eval_deals`` duplicate deals (each deal once
-with the learner in every seat, the fixed player in the others, the 95% interval over the
-deals: :mod:`train.common.best_response`'s evaluation), the same deals each time.
+``mmd.eval_every`` steps its policy as ``make_agent("ppo:PATH")`` plays an MMD run's model
+(:data:`POLICY`: sampled, a mixed strategy, from a Generator seeded by the run's seed; a
+greedy look is ``ppo:PATH?greedy``) meets each of ``mmd.eval_against`` on
+``mmd.eval_deals`` duplicate deals (each deal once with the learner in every seat, the
+fixed player in the others, the 95% interval over the deals:
+:mod:`train.common.best_response`'s evaluation), the same deals each time.
 
 Everything lands in ``runs/card_poker__{config}__{seed}/`` as the league's runs:
 ``model.zip`` (+ ``model.vecnormalize.pkl``; a MaskablePPO zip, playable as
 ``ppo:PATH``), ``config.yaml`` (resolved), ``metrics.csv`` (chips per deal against each
 fixed player with its interval; the magnet's KL; throughput), ``progress.log``,
-``curve.png``, ``final.json`` (the final agent, loaded from ``model.zip``, on
-``run.final_eval_deals`` other duplicate deals against each) and ``checkpoints/``
+``curve.png``, ``final.json`` (``policy``: ``sample``; the final agent, loaded from
+``model.zip``, on ``run.final_eval_deals`` other duplicate deals against each) and
+``checkpoints/``
 (``step_N.zip`` with the magnet beside it in ``step_N.magnet.pt``: ``--resume`` restores
 both). Exploitability is measured apart: ``python train/best_response.py --game
 card_poker --players 2 --against ppo:runs/.../model.zip``.
@@ -43,7 +46,7 @@ from pathlib import Path
 
 import envs  # noqa: F401  (registers the ids)
 from agents import Agent, make_agent
-from agents.ppo import PPOAgent
+from agents.ppo import MIXED_TRAINERS, PPOAgent
 from envs import games
 from envs.cli import add_rule_argument, rule_options
 from train.common import sb3
@@ -53,6 +56,17 @@ from train.common.league import GAME
 from train.common.mmd import Config, MmdPPO, build_mmd_model, load_config, self_play_vec_env
 from train.common.results import EVAL_SEED, FINAL_SEED, figure, model_line, read_rows, write_final
 from train.common.rundir import choose_run_dir, resuming
+
+# How the evaluations play the learner: as make_agent("ppo:PATH") plays the saved model,
+# sampled where its trainer learns a mixed strategy (agents.ppo.MIXED_TRAINERS)
+POLICY = "sample" if "mmd" in MIXED_TRAINERS else "greedy"
+
+
+def learner_agent(model, normalizer, seed: int) -> PPOAgent:
+    """The learner in memory as :data:`POLICY` plays it, its Generator seeded by ``seed``."""
+    agent = PPOAgent.from_model(model, normalizer, deterministic=POLICY == "greedy")
+    agent.seed(seed)
+    return agent
 
 
 def players(cfg: Config) -> int:
@@ -168,13 +182,14 @@ def main(argv: list[str] | None = None) -> Path:
     normalizer = vec if cfg.run.normalize_obs else None
     holder["model"], holder["normalizer"] = model, normalizer  # the other seats' policy
     rows, _, callback, progress = sb3.open_run(cfg, "mmd", args.resume, model, last)
-    learner = functools.partial(PPOAgent.from_model, model, normalizer)  # its likeliest action
     pace = {"step": model.num_timesteps, "t": time.perf_counter()}
 
     def measure(step: int) -> dict[str, float]:
         now = time.perf_counter()
         steps_per_s = (step - pace["step"]) / max(now - pace["t"], 1e-9)
-        results = evaluate(learner().act_batch, cfg, cfg.mmd.eval_deals, EVAL_SEED + cfg.run.seed)
+        seed = EVAL_SEED + cfg.run.seed  # the same deals and draws at every evaluation
+        learner = learner_agent(model, normalizer, seed)
+        results = evaluate(learner.act_batch, cfg, cfg.mmd.eval_deals, seed)
         row = metrics_row(results, step, progress.elapsed())
         row["magnet_kl"] = model.last_magnet_kl
         row["steps_per_s"] = round(steps_per_s, 1)
@@ -217,11 +232,14 @@ def final_evaluation(cfg: Config, step: int, progress) -> dict:
     deals; ``curve.png`` and ``final.json``."""
     train_wall = progress.elapsed()
     plot_curve(cfg)
-    agent = make_agent(f"ppo:{cfg.run_dir / 'model.zip'}", GAME, **cfg.rules)
+    agent = make_agent(f"ppo:{cfg.run_dir / 'model.zip'}?{POLICY}", GAME, **cfg.rules)
+    seed = FINAL_SEED + cfg.run.seed
+    agent.seed(seed)
     t0 = time.perf_counter()
-    results = evaluate(agent.act_batch, cfg, cfg.run.final_eval_deals, FINAL_SEED + cfg.run.seed)
+    results = evaluate(agent.act_batch, cfg, cfg.run.final_eval_deals, seed)
     final = {
         "timesteps": step,
+        "policy": POLICY,
         "players": players(cfg),
         "rules": cfg.rules,
         "wall_s": train_wall,
@@ -237,7 +255,8 @@ def final_evaluation(cfg: Config, step: int, progress) -> dict:
 def report(cfg: Config, final: dict) -> str:
     head = (
         f"\n{cfg.run_name}: {final['timesteps']} steps, {final['players']} players, "
-        f"{final['wall_s']:.0f} s ({final['steps_per_s']} steps/s); duplicate deals:"
+        f"{final['wall_s']:.0f} s ({final['steps_per_s']} steps/s); duplicate deals, "
+        f"policy {final['policy']}:"
     )
     against = [
         f"  against {name:>10}: {chips_ci(s)} chips/deal, win rate {s['win_rate']:.3f}"

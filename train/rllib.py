@@ -6,12 +6,13 @@
     python train/rllib.py --config dice_poker.yaml --address auto    # on a running cluster
     python train/rllib.py --config dice_poker.yaml --resume
 
-The ``env:`` and ``run:`` sections are read by train/ppo.py's own loader (the same keys,
-the same checks); ``ppo:`` is ignored; ``rllib:`` holds RLlib's settings in RLlib's own
-names: the keyword arguments of ``PPOConfig.training``, ``.env_runners`` and ``.learners``
-(``lambda`` may be written for ``lambda_``), and ``model:`` with the fields of
-``DefaultModelConfig`` (``fcnet_hiddens``, ``fcnet_activation``, ...). An unknown key is
-an error that names it.
+The ``env:`` and ``run:`` sections are read by train/ppo.py's own loader (the same keys, the
+same checks; a key only train/ppo.py honours, such as ``run.normalize_reward``, stops the
+run at load: ``train.common.config.HONOURED_BY``); ``ppo:`` is ignored; ``rllib:`` holds
+RLlib's settings in RLlib's own names: the keyword arguments of ``PPOConfig.training``,
+``.env_runners`` and ``.learners`` (``lambda`` may be written for ``lambda_``), and
+``model:`` with the fields of ``DefaultModelConfig`` (``fcnet_hiddens``,
+``fcnet_activation``, ...). An unknown key is an error that names it.
 
 What is trained:
 

@@ -221,13 +221,18 @@ class BatchedCardPoker:
         return self.max_deals - self.deals_played - (self.phase != _OVER)
 
     def action_masks(self, tables: np.ndarray | None = None) -> np.ndarray:
-        """``(n, A)`` bool (or the rows ``tables``): the legal actions of the seat to move
-        (none where the match is over)."""
-        # every table's at once, kept until the next move: the opponents' policies ask for
-        # their rows, then the step checking their actions reads the same masks
+        """``(n, A)`` bool (or the rows ``tables``: an index array, an int, a slice): the
+        legal actions of the seat to move (none where the match is over). The array is the
+        caller's own: changing it changes no mask the engine keeps or hands out."""
+        # every table's at once, kept until the next move (a step or a reset clears them):
+        # the opponents' policies ask for their rows, then the step checking their actions
+        # reads the same masks
         if self._mask is None:
             self._mask = self._masks(self._rows)
-        return self._mask.copy() if tables is None else self._mask[tables]
+        if tables is None:
+            return self._mask.copy()
+        out = self._mask[tables]  # an index array copies; an int or a slice is a view
+        return out.copy() if np.may_share_memory(out, self._mask) else out
 
     def _masks(self, t: np.ndarray) -> np.ndarray:
         r = self.rules

@@ -436,3 +436,35 @@ def test_ppo_trains_card_poker_on_the_batched_engine(tmp_path):
     final = json.loads((run_dir / "final.json").read_text())
     assert set(final["ppo"]) >= {"heuristic_chips", "random_win_rate", "timesteps"}
     assert (run_dir / "model.zip").exists() and list((run_dir / "pool").glob("*.zip"))
+
+
+@pytest.mark.parametrize("tables", [0, np.int64(2), slice(0, 3), None, np.array([4, 1])])
+def test_an_action_mask_the_caller_changes_is_its_own_copy(tables):
+    """``action_masks`` keeps every table's mask until the next move; what it returns, for
+    all tables or some (an index, an int, a slice), is the caller's to change: the masks the
+    engine checks and hands out next are unchanged."""
+    engine = BatchedCardPoker(6, seed=1)
+    engine.reset()
+    fresh = engine._masks(engine._rows)
+    got = engine.action_masks(tables)
+    got[...] = ~got
+    assert np.array_equal(engine.action_masks(), fresh)
+    legal = fresh.argmax(axis=1)
+    engine.check_actions(legal)  # the cached masks the step checks: still the true ones
+
+
+def test_the_kept_masks_follow_moves_and_resets_of_finished_tables():
+    """The masks kept per move are the state's after a step, and after the finished tables
+    are reset in the same step (as the vector envs' autoreset does)."""
+    engine = BatchedCardPoker(16, seed=2, episode="session", max_deals=3)
+    engine.reset()
+    rng = np.random.default_rng(0)
+    resets = 0
+    for _ in range(300):
+        engine.step(random_actions(rng, engine.action_masks()))
+        assert np.array_equal(engine.action_masks(), engine._masks(engine._rows))
+        if engine.done.any():
+            resets += 1
+            engine.reset(engine.done)
+            assert np.array_equal(engine.action_masks(), engine._masks(engine._rows))
+    assert resets > 0

@@ -108,3 +108,80 @@ def test_sb3_set_attr_on_some_games_is_refused_and_get_images_answers():
     assert vec.get_attr("speed", indices=[1]) == [3]
     with pytest.warns(UserWarning, match="rgb_array"):
         assert vec.get_images() == [None] * 4
+
+
+class _Counting:
+    """A random opponent that counts the rows it is asked to move (each one decision) and
+    leaves its Generator's state to be compared."""
+
+    def __init__(self, game: str) -> None:
+        from agents import make_agent
+
+        self.inner = make_agent("random", game)
+        self.rows = 0
+
+    def seed(self, seed=None) -> None:
+        self.inner.seed(seed)
+
+    def act_batch(self, observations, masks):
+        self.rows += len(observations)
+        return self.inner.act_batch(observations, masks)
+
+    def state(self):
+        return self.inner.rng.bit_generator.state["state"]
+
+
+@pytest.mark.parametrize(
+    ("env_id", "game"),
+    [
+        ("DicePoker-v0", "dice_poker"),
+        ("DicePoker6-v0", "dice_poker6"),
+        ("CardPoker-v0", "card_poker"),
+    ],
+)
+@pytest.mark.parametrize("seed", [7, [3, 1, 4, 1, 5, 9]])
+def test_reset_moves_the_opponents_once_as_the_engine_does(env_id, game, seed):
+    """``reset(seed=...)`` of both vector envs is the engine's own reset, seeded so: the same
+    first observations and masks, each opponent asked for the same decisions (once each, up
+    to the learner's first move at every table), no more random numbers drawn (the engine's
+    Generator, the per-game streams and the opponents' own Generators end alike)."""
+    from agents.tables import make_engine
+    from envs.vector import BatchedVectorEnv, seed_engine
+
+    def engine_state(engine, opponent):
+        core = getattr(engine, "core", engine)
+        draws = getattr(core, "draws", None)
+        streams = None
+        if draws is not None:  # each game's Generator and where its buffer stands
+            streams = ([g.bit_generator.state["state"] for g in draws.generators], draws._at)
+        return core.rng.bit_generator.state["state"], streams, opponent.state()
+
+    made = {}
+    for kind in ("engine", "gymnasium", "sb3"):
+        opponent = _Counting(game)
+        options = {"n_players": 3, "opponents": opponent}
+        if kind == "engine":
+            engine, _, _ = make_engine(env_id, N, seed=0, **options)
+            seed_engine(engine, seed)
+            engine.reset()
+            obs, mask = engine.observe(), engine.action_masks()
+        elif kind == "gymnasium":
+            vec = BatchedVectorEnv(env_id, N, **options)
+            obs, info = vec.reset(seed=seed)
+            engine, mask = vec.engine, info["action_mask"]
+        elif isinstance(seed, int):  # SB3's VecEnv takes one int seed
+            vec = BatchedVecEnv(env_id, N, **options)
+            vec.seed(seed)
+            obs = vec.reset()
+            engine, mask = vec.engine, vec.action_masks()
+        else:
+            continue
+        assert mask.any(axis=1).all()  # the learner is to move at every table
+        made[kind] = (obs, mask, opponent.rows, engine_state(engine, opponent))
+    reference = made.pop("engine")
+    assert reference[2] > 0  # some opponent moved before the learner
+    for kind, (obs, mask, rows, state) in made.items():
+        assert np.array_equal(obs, reference[0]), kind
+        assert np.array_equal(mask, reference[1]), kind
+        assert rows == reference[2], kind
+        assert repr(state) == repr(reference[3]), kind

@@ -138,10 +138,12 @@ def test_a_tiny_run_trains_resumes_and_plays_as_ppo(tmp_path):
     assert (run / "checkpoints" / "step_512.magnet.pt").is_file()
     final = json.loads((run / "final.json").read_text())
     assert final["learner"] == "mmd"
+    assert final["mmd"]["policy"] == "sample"  # a mixed strategy: evaluated as it samples
     assert set(final["mmd"]["opponents"]) == {"random", "quick"}
     assert final["mmd"]["opponents"]["quick"]["duplicate_blocks"] == 30
     assert yaml.safe_load((run / "config.yaml").read_text())["trainer"] == "mmd"
     agent = make_agent(f"ppo:{run / 'model.zip'}", "card_poker")
+    assert agent.deterministic is False  # the run's config says trainer: mmd
     mask = np.zeros(agent.model.action_space.n, dtype=bool)
     mask[[32, 33]] = True
     assert agent.act(np.zeros(agent.model.observation_space.shape, np.float32), mask) in (32, 33)

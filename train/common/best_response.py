@@ -61,7 +61,8 @@ def load_config(
     ``n_players``, ``opponents`` (the frozen agent) and rule options (these only for its
     own game); ``game``, ``against``, ``players`` and ``rules`` replace them, ``overrides``
     (None = keep) replace ``run:`` fields."""
-    path, data, env, run = load_env_run(name, overrides, None, ("ppo", "best_response"))
+    trainers = ("ppo", "best_response")
+    path, data, env, run = load_env_run(name, overrides, None, trainers, "best_response")
     ppo = data.get("ppo") or {}
     ppo_arguments(ppo)
     own = games.by_gym_id(env.id).name
@@ -319,7 +320,8 @@ def ppo_section(overrides: list[str]) -> dict:
     (values read as YAML; ``policy_kwargs.net_arch=...`` reaches one level down)."""
     import yaml
 
-    _, data, _, _ = load_env_run("best_response.yaml", trainers=("ppo", "best_response"))
+    trainers = ("ppo", "best_response")
+    _, data, _, _ = load_env_run("best_response.yaml", trainers=trainers, reader="best_response")
     ppo = dict(data.get("ppo") or {})
     for item in overrides:
         key, value = item.split("=", 1)

@@ -179,6 +179,31 @@ TRAINERS = ("ppo", "league", "afterstate", "handvalue", "best_response", "rllib"
 _SECTION_TRAINER = {"value": "afterstate", "league": "league", "learner": "handvalue", "mmd": "mmd"}
 
 
+# Keys of train/ppo.py's config schema that change what is trained but that not every
+# trainer reading the schema (PPO_SCHEMA in train.common.sb3: train/ppo.py, train/rllib.py,
+# train/best_response.py) honours: key -> the trainers that do. A config read by another
+# trainer that sets one (to anything but its default) stops at load (check_honoured).
+HONOURED_BY: dict[str, tuple[str, ...]] = {
+    "run.normalize_obs": ("ppo",),  # VecNormalize of the observations
+    "run.normalize_reward": ("ppo",),  # VecNormalize of the rewards
+    "ppo.policy_kwargs.keep_head": ("ppo",),  # ScorecardPolicy's head: the scorecard games
+}
+
+
+def check_honoured(path: Path, trainer: str, settings: dict[str, tuple[Any, Any]]) -> None:
+    """Stop ``trainer`` (its script's name) at the first key of :data:`HONOURED_BY` it does
+    not honour that ``settings`` (key -> (value, default)) set to other than the default:
+    one line naming the key, its value and the trainers that honour it."""
+    for key, trainers in HONOURED_BY.items():
+        value, default = settings.get(key, (None, None))
+        if trainer not in trainers and value != default:
+            scripts = " and ".join(f"train/{t}.py" for t in trainers)
+            raise ConfigError(
+                f"{path.name}: {key} is not supported by train/{trainer}.py (got {value!r}); "
+                f"{scripts} honours it: remove the key or train with {scripts}"
+            )
+
+
 def config_trainer(path: Path, data: dict[str, Any]) -> str | None:
     """The trainer a config names (``trainer:``), else the one its sections imply."""
     trainer = data.get("trainer")

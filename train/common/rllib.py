@@ -113,15 +113,10 @@ def load_config(
     name: str, overrides: dict[str, Any] | None = None, env_kwargs: dict[str, Any] | None = None
 ) -> RLlibConfig:
     """The config ``name`` (env:, run: as train/ppo.py reads them; rllib: checked)."""
-    path, data, env, run = load_env_run(name, overrides, env_kwargs, ("ppo", "rllib"))
+    path, data, env, run = load_env_run(name, overrides, env_kwargs, ("ppo", "rllib"), "rllib")
     section = data.get("rllib") or {}
     rllib_arguments(section, f"{path.name}: rllib")
     cfg = RLlibConfig(path.stem, env, {}, run, dict(section))
-    if run.normalize_obs:
-        raise ConfigError(
-            f"{path.name}: run.normalize_obs is not supported by train/rllib.py "
-            "(use a reward_scale and the observation's own bounds)"
-        )
     check_env_and_opponents(cfg, path)
     for spec in fixed_players(cfg) if cfg.self_play else ():
         try:

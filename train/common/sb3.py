@@ -32,8 +32,10 @@ from agents.tables import BatchedVecEnv, play_games
 from envs import games
 from envs.vector import BATCHED_IDS
 from train.common.config import (
+    HONOURED_BY,
     ConfigError,
     build,
+    check_honoured,
     find_config,
     is_int,
     is_number,
@@ -306,11 +308,13 @@ def load_env_run(
     overrides: dict[str, Any] | None = None,
     env_kwargs: dict[str, Any] | None = None,
     trainers: tuple[str, ...] = PPO_SCHEMA,
+    reader: str = "ppo",
 ) -> tuple[Path, dict[str, Any], EnvConfig, RunConfig]:
     """The ``env:`` and ``run:`` sections of config ``name``, checked (``overrides`` replace
     ``run:`` fields, the command line's; ``env_kwargs`` env kwargs, ``--rule``), with the
     file's path and its raw sections (train/rllib.py reads the same two sections).
-    ``trainers``: the scripts that may read it (its ``trainer:``)."""
+    ``trainers``: the scripts that may read it (its ``trainer:``); ``reader``: the one
+    reading it now, stopped at a key it does not honour (:func:`honoured`)."""
     path, data = read_sections(name, SECTIONS, trainers)
     if data.get("env") is None:
         raise ConfigError(f"{path.name}: env: is missing; it needs id: (a Gymnasium id)")
@@ -331,7 +335,26 @@ def load_env_run(
         raise ConfigError(f"run.engine: no batched engine for {env.id}; batched: {BATCHED_IDS}")
     if run.record_games < 0:
         raise ConfigError(f"run.record_games must be >= 0, got {run.record_games}")
+    check_honoured(path, reader, honoured(run, data.get("ppo")))
     return path, data, env, run
+
+
+def honoured(run: RunConfig, ppo: Any) -> dict[str, tuple[Any, Any]]:
+    """The keys of :data:`train.common.config.HONOURED_BY` as ``(value, default)``: the
+    run's fields and ``ppo.policy_kwargs.keep_head`` (ScorecardPolicy's default if unset)."""
+    from agents.policies import ScorecardPolicy
+
+    defaults = {f.name: f.default for f in dataclasses.fields(RunConfig)}
+    out = {}
+    for key in HONOURED_BY:
+        section, _, name = key.partition(".")
+        if section == "run":
+            out[key] = (getattr(run, name), defaults[name])
+    keep = inspect.signature(ScorecardPolicy.__init__).parameters["keep_head"].default
+    kwargs = ppo.get("policy_kwargs") if isinstance(ppo, dict) else None
+    head = kwargs.get("keep_head", keep) if isinstance(kwargs, dict) else keep
+    out["ppo.policy_kwargs.keep_head"] = (head, keep)
+    return out
 
 
 def check_env_and_opponents(cfg: Config, path: Path) -> None:
