@@ -32,11 +32,14 @@ docs/engines.md ("Scalar env speed"):
 | evaluate_hand 36, 54 cards / treys | 1.07x, 0.89x; bound 1.35x, 1.11x (CPU time, load 11) |
 | DicePoker-v0 heuristic, optimal | 2,877, 3,665 steps/s (1.9x, 2.7x before; CPU, load 11) |
 | DicePoker6-v0 heuristic, optimal | 3,246, 3,801 steps/s (1.9x, 2.8x; the same run) |
+| CardPoker-v0 careful, random, quick | 2,233, 2,704, 1,041 steps/s (2.2x, 1.27x, 1.15x; load 8) |
 
 The scorecard rows: ``--only PokerNaKostyah,YahtzeeClassic,pyhtzee --steps 3000 --repeats
-7``; the AEC rows: ``--only card_poker_v0,dice_poker_v0,yahtzee_v0,texas,leduc --steps 1000
---repeats 5``; the evaluator: ``--only evaluate_hand,treys,phevaluator,batched --hands
-20000 --repeats 7`` (bound: ``value = hand_evaluator(**variant)``, then ``value(cards)``).
+7``; the card rows: ``--only CardPoker-v0 --steps 1000 --repeats 3`` (CPU time), main and
+this code alternated in two rounds (the ratios: to main); the AEC rows: ``--only
+card_poker_v0,dice_poker_v0,yahtzee_v0,texas,leduc --steps 1000 --repeats 5``; the
+evaluator: ``--only evaluate_hand,treys,phevaluator,batched --hands 20000 --repeats 7``
+(bound: ``value = hand_evaluator(**variant)``, then ``value(cards)``).
 Not met: the scorecard ids' 2x pyhtzee, evaluate_hand's 1x treys with ``deck=54`` (bound
 it is met), and the absolute 20k / 10k steps/s of the poker ids (a learner's step there
 includes the reset, the opponents' turns and their observations).

@@ -30,6 +30,7 @@ from envs.table import Seated, TableEnv
 _TABLE = games.get("card_poker")
 
 RULE_KWARGS = tuple(f.name for f in fields(CardPokerRules))
+_PHASE_NAMES = tuple(p.name.lower() for p in Phase)  # info["phase"]
 
 
 class CardPokerEnv(TableEnv):
@@ -192,6 +193,12 @@ class CardPokerEnv(TableEnv):
             raise RuntimeError("call reset() before render()")
         return draw_card_poker(self.match, self._labels(), self.agent_seat)
 
+    def _game_policy(self, agent):
+        # an agent's game_policy(rules): act(game) on the rules' CardPokerGame, choosing what
+        # its act chooses on the observation (agents.heuristic.card_poker)
+        make = getattr(agent, "game_policy", None)
+        return make(self.rules) if callable(make) else None
+
     def _observe(self, seat: int) -> np.ndarray:
         m = self.match
         return observe(m.game, seat, m.deals_left, m.net[seat])
@@ -202,7 +209,7 @@ class CardPokerEnv(TableEnv):
             "action_mask": self.action_masks(),
             "seat": self.agent_seat,
             "net": m.net[self.agent_seat],
-            "phase": m.game.phase.name.lower(),
+            "phase": _PHASE_NAMES[m.game.phase],
         }
         if m.done:
             info["winners"] = list(m.game.showdown.winners)

@@ -28,13 +28,17 @@ import numpy as np
 from agents.base import Agent, legal_actions
 from envs import games
 from envs.obs.card_poker import decode_observation
+from envs.rules.card_hands import HandSums
 from envs.rules.card_poker import (
+    DISCARD_MASKS,
     FIRST_BID,
     HAND_SIZE,
     N_DISCARDS,
     PASS,
     REVEAL,
     CardPokerRules,
+    Phase,
+    max_exchange,
 )
 
 # every discard set as a 0/1 row over the five sorted cards
@@ -80,13 +84,39 @@ def best_discard(
     return int(np.argmax(score))
 
 
-@cache
-def _fast_strengths(ev):
-    """``ev.strengths`` (the same table) through the batched evaluator's sorting network."""
-    from envs.batched.card_hands import BatchedHandEvaluator
+# per exchange, the five sorted cards it keeps (1) as a row: kept word sums by one product
+_KEPT = (1 - _DISCARD_BITS).astype(np.int64)
+# per exchange, the column of the replacements' running sum that holds its k replacements
+_LAST_NEW = _N_DISCARDED - 1  # -1 for standing pat: that column is zeroed
 
-    batched = BatchedHandEvaluator.of(ev)
-    return lambda hands: batched.strengths(hands, check=False)
+
+def best_exchange(
+    hand: np.ndarray,
+    unseen: np.ndarray,
+    sums: HandSums,
+    rng: np.random.Generator,
+    samples: int,
+    fee_per_card: float,
+    allowed: np.ndarray | None = None,
+) -> int:
+    """:func:`best_discard` valued by :class:`~envs.rules.card_hands.HandSums`: the same
+    uniforms from ``rng``, the same hands (the cards kept and the first k replacements of
+    each sample's order), the same percentiles in the same ``(samples, 32)`` array, so the
+    same choice. A hand's total is its kept cards' word sum plus the running sum of the
+    replacements' words: no ``(samples * 32, 5)`` array of hands, no sort of each."""
+    order = rng.random((samples, len(unseen))).argsort(axis=1)[:, :HAND_SIZE]
+    totals = sums.words.take(unseen).take(order).cumsum(axis=1).take(_LAST_NEW, axis=1)
+    totals[:, 0] = 0
+    totals += _KEPT @ sums.words.take(hand)
+    value = sums.percentile.take(sums.index(totals))
+    if allowed is not None and not allowed.all():
+        score = np.where(allowed, value.mean(0) - fee_per_card * _N_DISCARDED, -np.inf)
+    elif fee_per_card:
+        score = value.mean(0) - fee_per_card * _N_DISCARDED
+    else:  # no fee, no exchange barred: the sums order the exchanges as the means do
+        score = np.add.reduce(value, axis=0)
+    # ties keep the exchange of fewer cards (lower set first)
+    return int(score.argmax())
 
 
 @cache
@@ -164,15 +194,8 @@ class CardPokerCareful(Agent):
         out[hand] = False
         unseen = np.flatnonzero(out)  # np.setdiff1d(np.arange(n), hand), without its sort
         fee = self.rules.draw_fee / max(self.rules.stack, 1)
-        return best_discard(
-            hand,
-            unseen,
-            self.ev.percentile,
-            _fast_strengths(self.ev),
-            self.rng,
-            self.samples,
-            fee,
-            mask[:N_DISCARDS],
+        return best_exchange(
+            hand, unseen, self.ev.sums, self.rng, self.samples, fee, mask[:N_DISCARDS]
         )
 
     # -- the betting -----------------------------------------------------------
@@ -192,17 +215,20 @@ class CardPokerCareful(Agent):
         return chance
 
     def _bet(self, f: dict, legal: list[int]) -> int:
-        chance = self.win_chance(f)
-        bids = [a for a in legal if a >= FIRST_BID]
         bluffing = f["drawn"][0] == 0 and self.bluffs(np.flatnonzero(f["cards"]))
+        return self._bet_on(self.win_chance(f), legal, bluffing, f["pot"], f["reveal_cost"])
+
+    def _bet_on(self, chance: float, legal: list[int], bluffing: bool, pot, cost) -> int:
+        """The bet at ``chance`` to win: ``legal`` the legal actions ascending, ``pot`` and
+        ``cost`` (the reveal's) as the observation holds them."""
+        bids = [a for a in legal if a >= FIRST_BID]
         if bluffing and bids:
             # a bluff raises a little over the level each turn
             return bids[min(2, len(bids) - 1)]
-        cost = f["reveal_cost"]
         if bids and chance >= self.bid_threshold:
             share = (chance - self.bid_threshold) / (1 - self.bid_threshold)
             return bids[int(round(share * (len(bids) - 1)))]
-        if REVEAL in legal and chance * (f["pot"] + cost) > cost:
+        if REVEAL in legal and chance * (pot + cost) > cost:
             return REVEAL
         return PASS
 
@@ -229,6 +255,68 @@ class CardPokerCareful(Agent):
 
         return careful_table_policy(self, core)
 
+    def game_policy(self, rules: CardPokerRules):
+        """``policy(game) -> int``: :meth:`act` for the player to act in an
+        ``envs.rules.card_poker.CardPokerGame`` of ``rules``, read from the game's state
+        instead of an encoded observation and mask (the shortcut ``CardPoker-v0`` takes):
+        the same draws from :attr:`rng`, the same choices. None for other rules, or for a
+        subclass whose :meth:`act` decides otherwise."""
+        if rules != self.rules or type(self).act is not CardPokerCareful.act:
+            return None
+        return _CarefulGamePolicy(self)
+
+
+class _CarefulGamePolicy:
+    """:meth:`CardPokerCareful.game_policy` (a class, so that an env holding it pickles and
+    copies). The betting reads :meth:`CardPokerCareful.win_chance`'s numbers from tables:
+    ``beats[d][s]``, the share of the final hands of players who exchanged ``d`` cards
+    that a hand of strength ``s`` beats (``beat_table``: the same searches and divisions),
+    and ``1 + bid_penalty * bids`` in float32 as the observation's float32 bids give it."""
+
+    def __init__(self, agent: CardPokerCareful) -> None:
+        from agents.heuristic.card_poker_batch import beat_table
+
+        self.agent = agent
+        self.beats = beat_table(agent.ev.percentile, agent.final).tolist()
+        self.powers: list[float] = []
+        self.fee = agent.rules.draw_fee / max(agent.rules.stack, 1)
+        self.deck = range(agent.n_cards)
+
+    def power(self, bids: int) -> float:
+        powers = self.powers
+        while len(powers) <= bids:
+            powers.append(float(1 + self.agent.bid_penalty * np.float32(len(powers))))
+        return powers[bids]
+
+    def __call__(self, game) -> int:
+        agent = self.agent
+        seat = game.current_player
+        hand = game.hands[seat]
+        if game.phase is Phase.DRAW:
+            if agent.bluff_rate > 0 and agent.bluffs(np.array(hand)):
+                return 0  # stand pat: look like a made hand
+            unseen = np.array([c for c in self.deck if c not in hand])
+            rules = agent.rules
+            allowed = DISCARD_MASKS[max_exchange(game.stacks[seat], rules.draw_fee)]
+            return best_exchange(
+                np.array(hand), unseen, agent.ev.sums, agent.rng, agent.samples, self.fee, allowed
+            )
+        pot, cost = game.pot, game.reveal_cost
+        if pot + cost >= 1 << 24:  # the observation's float32 would round them: as ever
+            from envs.obs.card_poker import observe
+
+            return agent.act(observe(game, seat), game.action_mask())
+        strength = agent.ev.strength(hand)
+        n = game.n_players
+        chance = 1.0
+        for k in range(1, n):
+            other = (seat + k) % n
+            if game.in_play[other]:
+                beat = self.beats[max(game.drawn[other], 0)][strength]
+                chance *= beat ** self.power(game.bids_made[other])
+        bluffing = game.drawn[seat] == 0 and agent.bluff_rate > 0 and agent.bluffs(np.array(hand))
+        return agent._bet_on(chance, game.legal_actions(), bluffing, pot, cost)
+
 
 class CardPokerBluffer(CardPokerCareful):
     """The careful player that bluffs on ``bluff_rate`` of the deals (default 0.2)."""
@@ -242,4 +330,10 @@ class CardPokerBluffer(CardPokerCareful):
         self.bluff_rate = bluff_rate
 
 
-__all__ = ["CardPokerBluffer", "CardPokerCareful", "best_discard", "final_strengths"]
+__all__ = [
+    "CardPokerBluffer",
+    "CardPokerCareful",
+    "best_discard",
+    "best_exchange",
+    "final_strengths",
+]

@@ -116,21 +116,28 @@ def obs_space(n_cards: int, n_players: int):
     return layout(n_cards, n_players).box()
 
 
+@cache
+def _strength_fields(ev) -> list[tuple[int, float]]:
+    """Per strength of the evaluator ``ev``: the observation's ``hand_rank`` and
+    ``hand_strength`` (the category's place in the variant's order, the percentile)."""
+    return [(ev._place[ev.categories[s]], float(ev.percentile[s])) for s in range(ev.n_strengths)]
+
+
+_PHASES = ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0])  # one-hot by Phase
+
+
 def observe(game: CardPokerGame, seat: int, deals_left: int = 0, net: float = 0.0) -> np.ndarray:
     """What ``seat`` knows of ``game``; per-player fields start at ``seat``, then to its left."""
-    n = game.n_players
     ev = game.evaluator
+    hand = game.hands[seat]
     cards = [0.0] * game.deck.size  # plain values: the layout encodes them in one go
-    for i in game.hands[seat]:
+    for i in hand:
         cards[i] = 1.0
-    phase = [0.0, 0.0, 0.0]
-    phase[int(game.phase)] = 1.0
-    strength = ev.strength(game.hands[seat])
-    seats = [(seat + k) % n for k in range(n)]
+    place, percentile = _strength_fields(ev)[ev.strength(hand)]
     # the fields in layout order as one list (layout() checks the order)
-    flat = cards + phase + [
-        ev._place[ev.categories[strength]],
-        ev.percentile[strength],
+    flat = cards + _PHASES[game.phase] + [
+        place,
+        percentile,
         game.pot,
         game.level,
         game.reveal_cost,
@@ -140,11 +147,10 @@ def observe(game: CardPokerGame, seat: int, deals_left: int = 0, net: float = 0.
         deals_left,
         net,
     ]
-    flat += [game.stacks[s] for s in seats]
-    flat += [game.drawn[s] for s in seats]
-    flat += [float(game.in_play[s]) for s in seats]
-    flat += [game.bids_made[s] for s in seats]
-    flat += [game.bid_chips[s] for s in seats]
+    # per-player fields from the seat on: each list rotated to start there
+    for values in (game.stacks, game.drawn, game.in_play, game.bids_made, game.bid_chips):
+        flat += values[seat:]
+        flat += values[:seat]
     return np.array(flat, dtype=np.float32)
 
 

@@ -369,6 +369,11 @@ class HandEvaluator:
         """What :func:`evaluate_hand` reads for this variant (built on first use)."""
         return _Lookup(self)
 
+    @cached_property
+    def sums(self) -> HandSums:
+        """Hands as sums of per-card integers (:class:`HandSums`, built on first use)."""
+        return HandSums(self)
+
     def __getstate__(self) -> dict:
         # the lookup's bound evaluator is a closure, which pickle cannot write: a copy
         # (a pickled env's game holds its evaluator) builds its own on first use
@@ -503,6 +508,113 @@ class _Lookup:
             raise ValueError(f"a hand is five cards, got {len(cards)}: {' '.join(map(str, cards))}")
         ev = self.evaluator
         return ev.values[ev.strength(ev.deck.indices(cards))]
+
+
+# HandSums' word, low bits first: the rank-count code of the low half of the symbols (base 5,
+# a digit per symbol), the flush code (the count of each suit, a joker counting in each,
+# base 6; then the jokers), the rank-count code of the high half
+_HALF_BITS = 17  # 5**7 < 2**17: a half holds up to 7 symbols (14 on the 54-card deck)
+_FLUSH_SHIFT = _HALF_BITS
+_FLUSH_CODES = 6**4 * 3  # four suit counts 0..5, up to two jokers
+_HIGH_SHIFT = _FLUSH_SHIFT + _FLUSH_CODES.bit_length()
+
+
+def _most(symbols: tuple) -> int:
+    return max(Counter(symbols).values(), default=0)
+
+
+class HandSums:
+    """Every 5-card hand of one variant as the sum of its cards' integers (``words``).
+
+    Many hands that share cards are valued by adding: the careful player's draw values
+    each exchange as the word sum of the cards it keeps plus the sum of its replacements,
+    with no sort and no combination index. A word holds the hand's rank multiset with its
+    jokers (one base-5 digit per symbol, the joker and each natural rank, in two halves of
+    at most seven symbols) and its flush code (a base-6 count per suit, a joker counting in
+    every suit, and the jokers). The sum of five distinct cards' words is the hand's
+    total; :meth:`index` maps totals to rows of :attr:`percentile` and :attr:`strength`,
+    read from the evaluator's own strength of every rank pattern (the
+    :class:`_Lookup`'s ``by_flush``), so the sums value every hand as the table does.
+    """
+
+    def __init__(self, ev: HandEvaluator) -> None:
+        deck = ev.deck
+        ranks = list(deck.ranks)
+        n_symbols = len(ranks) + 1  # 0 the joker, then the natural ranks low to high
+        half = (n_symbols + 1) // 2
+        if 5**half >= 1 << _HALF_BITS:
+            raise AssertionError(f"{n_symbols} symbols do not fit the word's halves")
+
+        def digit(symbol: int) -> int:
+            return 5**symbol if symbol < half else 5 ** (symbol - half) << _HIGH_SHIFT
+
+        def word(i: int) -> int:
+            if deck.is_joker(i):
+                return digit(0) + (1 + 6 + 36 + 216 + 6**4 << _FLUSH_SHIFT)
+            card = deck.cards[i]
+            return digit(ranks.index(card.rank) + 1) + (6**card.suit << _FLUSH_SHIFT)
+
+        self.words = np.array([word(i) for i in range(deck.size)], dtype=np.int64)
+        # dense rows: every rank multiset of five symbols (a natural at most four times) is
+        # row lo_row[its low half's code] + hi_row[its high half's code]; the sizes of the
+        # halves add up to five, so the low half picks a block per size
+        halves = [range(half), range(half, n_symbols)]
+        subsets = [
+            [
+                [m for m in combinations_with_replacement(symbols, size) if _most(m) < 5]
+                for size in range(6)
+            ]
+            for symbols in halves
+        ]
+        lo_row = np.zeros(5**half, dtype=np.int64)
+        hi_row = np.zeros(5 ** (n_symbols - half), dtype=np.int64)
+        multisets = []
+        for size in range(6):
+            highs = subsets[1][5 - size]
+            for low in subsets[0][size]:
+                lo_row[sum(digit(s) for s in low)] = len(multisets)
+                multisets += [low + high for high in highs]
+        for size in range(6):
+            for j, high in enumerate(subsets[1][size]):
+                hi_row[sum(digit(s) for s in high) >> _HIGH_SHIFT] = j
+        # three rows a multiset, one per flush class: SUIT_FLUSH when a suit counts five,
+        # else COLOUR_FLUSH when the suits of one colour do (jokers counted once)
+        self._lo_row, self._hi_row = 3 * lo_row, 3 * hi_row
+        flush = np.zeros(_FLUSH_CODES, dtype=np.int64)
+        for code in range(_FLUSH_CODES):
+            counts = [code // 6**k % 6 for k in range(4)]
+            jokers = code // 6**4
+            if 5 in counts:
+                flush[code] = SUIT_FLUSH
+            elif 5 in (counts[0] + counts[3] - jokers, counts[1] + counts[2] - jokers):
+                flush[code] = COLOUR_FLUSH
+        self._flush = flush
+        strength = np.full(3 * len(multisets), -1, dtype=np.int64)
+        primes = [_PRIMES[0]] + [_PRIMES[r - 1] for r in ranks]
+        by_flush = ev.lookup.by_flush
+        for row, symbols in enumerate(multisets):
+            product = 1
+            for s in symbols:
+                product *= primes[s]
+            for f in (NO_FLUSH, COLOUR_FLUSH, SUIT_FLUSH):
+                hand = by_flush[f].get(product)
+                if hand is not None:
+                    strength[3 * row + f] = hand.strength
+        #: per row, the hand's strength (-1: no hand has that rank multiset and flush class)
+        self.strength = strength
+        #: per row, the hand's percentile (:attr:`HandEvaluator.percentile`; NaN: no hand)
+        self.percentile = np.where(strength >= 0, ev.percentile[strength], np.nan)
+
+    def index(self, totals: np.ndarray) -> np.ndarray:
+        """Rows of :attr:`strength` and :attr:`percentile` of hand totals (int64)."""
+        row = self._lo_row.take(totals & ((1 << _HALF_BITS) - 1))
+        row += self._hi_row.take(totals >> _HIGH_SHIFT)
+        row += self._flush.take((totals >> _FLUSH_SHIFT) & ((1 << _FLUSH_CODES.bit_length()) - 1))
+        return row
+
+    def total(self, hand: Iterable[int]) -> int:
+        """The total of one hand given as deck indices."""
+        return sum(int(self.words[i]) for i in hand)
 
 
 def _bind(ints: dict, flush: list, by_flush: tuple, general: Callable) -> Callable:

@@ -148,7 +148,10 @@ class CardPokerRules:
 
     @property
     def evaluator(self) -> HandEvaluator:
-        return get_evaluator(**self.hand_variant)
+        ev = _EVALUATORS.get(self)
+        if ev is None:
+            ev = _EVALUATORS[self] = get_evaluator(**self.hand_variant)
+        return ev
 
     @property
     def deck_cards(self) -> Deck:
@@ -174,6 +177,62 @@ class CardPokerRules:
         if action == REVEAL:
             return "reveal"
         return f"bid {self.bid_amount(action)}"
+
+
+# the evaluator of each rule set, looked up once (get_evaluator checks the options each call)
+_EVALUATORS: dict[CardPokerRules, HandEvaluator] = {}
+
+
+class _Legal:
+    """The legal actions of one rule set by the few numbers they depend on, listed once:
+    a draw by the most cards the player can pay to exchange, a bet by the player's stack,
+    the previous bid and the bids made so far (``tuple`` and mask)."""
+
+    def __init__(self, rules: CardPokerRules) -> None:
+        self.rules = rules
+        self.n_actions = rules.n_actions
+        self._draw = [tuple(allowed) for allowed in _DISCARDS_UP_TO]
+        self._bet: dict[tuple[int, int, int], tuple[int, ...]] = {}
+        self._masks: dict[tuple, np.ndarray] = {}
+
+    def draw(self, stack: int) -> tuple[int, ...]:
+        return self._draw[max_exchange(stack, self.rules.draw_fee)]
+
+    def bet(self, stack: int, level: int, n_bids: int) -> tuple[int, ...]:
+        key = (stack, level, n_bids)
+        legal = self._bet.get(key)
+        if legal is None:
+            rules = self.rules
+            out = [PASS]
+            if reveal_cost(level, rules.min_bid) <= stack:
+                out.append(REVEAL)
+            if n_bids < rules.max_bids:
+                low, high = bid_bounds(level, stack, rules.min_bid, rules.max_bid)
+                base = FIRST_BID - rules.min_bid
+                out.extend(range(base + low, base + high + 1))
+            if len(self._bet) >= 1 << 14:  # stacks of long sessions: keep it small
+                self._bet.clear()
+            legal = self._bet[key] = tuple(out)
+        return legal
+
+    def mask(self, legal: tuple[int, ...]) -> np.ndarray:
+        """A new bool mask of ``legal`` (a copy: the caller may write to it)."""
+        mask = self._masks.get(legal)
+        if mask is None:
+            if len(self._masks) >= 1 << 12:
+                self._masks.clear()
+            mask = self._masks[legal] = action_mask(list(legal), self.n_actions)
+        return mask.copy()
+
+
+_LEGAL: dict[CardPokerRules, _Legal] = {}
+
+
+def _legal_of(rules: CardPokerRules) -> _Legal:
+    legal = _LEGAL.get(rules)
+    if legal is None:
+        legal = _LEGAL[rules] = _Legal(rules)
+    return legal
 
 
 @dataclass
@@ -228,6 +287,7 @@ class CardPokerGame:
             raise ValueError(f"seats {short} cannot pay the ante of {rules.ante}: stacks {stacks}")
         self.n_players = n_players
         self.rng = rng
+        self._legal = _legal_of(rules)
         self.evaluator = rules.evaluator
         self.deck: Deck = self.evaluator.deck
         self.order = turn_order(first, n_players)
@@ -236,7 +296,7 @@ class CardPokerGame:
         self.stacks = [chips - rules.ante for chips in stacks]
         self.pot = rules.ante * n_players
         if deck_order is None:
-            self.stock = [int(c) for c in rng.permutation(self.deck.size)]
+            self.stock = rng.permutation(self.deck.size).tolist()
         else:
             self.stock = check_deck_order(deck_order, self.deck.size, "deck_order")
         self.hands: list[tuple[int, ...]] = [()] * n_players
@@ -285,24 +345,19 @@ class CardPokerGame:
         return self.evaluator.hand(self.hands[seat])
 
     def legal_actions(self) -> list[int]:
+        return list(self._legal_now())
+
+    def _legal_now(self) -> tuple[int, ...]:
         phase = self.phase
         if phase is Phase.OVER:
-            return []
-        rules = self.rules
+            return ()
         stack = self.stacks[self.order[self._turn]]
         if phase is Phase.DRAW:
-            return list(_DISCARDS_UP_TO[max_exchange(stack, rules.draw_fee)])
-        legal = [PASS]
-        if reveal_cost(self.level, rules.min_bid) <= stack:
-            legal.append(REVEAL)
-        if self.n_bids < rules.max_bids:
-            low, high = bid_bounds(self.level, stack, rules.min_bid, rules.max_bid)
-            base = FIRST_BID - rules.min_bid
-            legal.extend(range(base + low, base + high + 1))
-        return legal
+            return self._legal.draw(stack)
+        return self._legal.bet(stack, self.level, self.n_bids)
 
     def action_mask(self) -> np.ndarray:
-        return action_mask(self.legal_actions(), self.rules.n_actions)
+        return self._legal.mask(self._legal_now())
 
     def stakes(self) -> dict[int, int]:
         """What each seat has put into the pot of this deal (ante, draw fees, bids)."""
@@ -324,7 +379,7 @@ class CardPokerGame:
         """
         if chance is not None:
             chance = check_deck_order(chance, self.deck.size, "chance")
-        legal = self.legal_actions()
+        legal = self._legal_now()
         if (
             isinstance(action, bool)
             or not isinstance(action, int | np.integer)
@@ -332,7 +387,7 @@ class CardPokerGame:
         ):
             raise ValueError(
                 f"illegal action {action!r} for seat {self.current_player} in the "
-                f"{self.phase.name.lower()} phase: legal actions now are {legal}"
+                f"{self.phase.name.lower()} phase: legal actions now are {list(legal)}"
                 + (" (the deal is over)" if self.done else "")
             )
         action = int(action)

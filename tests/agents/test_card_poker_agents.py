@@ -11,7 +11,14 @@ from agents import make_agent
 from agents.heuristic.card_poker import CardPokerBluffer, CardPokerCareful
 from agents.random_agent import RandomAgent
 from envs.card_poker import decode_observation, observe
-from envs.rules.card_poker import FIRST_BID, PASS, REVEAL, CardPokerGame, CardPokerRules
+from envs.rules.card_poker import (
+    DISCARD_MASKS,
+    FIRST_BID,
+    PASS,
+    REVEAL,
+    CardPokerGame,
+    CardPokerRules,
+)
 
 
 @pytest.mark.parametrize(
@@ -217,3 +224,71 @@ def test_same_seed_same_agent_play():
     assert np.array_equal(
         head_to_head("bluffer", "careful", 40), head_to_head("bluffer", "careful", 40)
     )
+
+
+@pytest.mark.parametrize(
+    "rules", [{}, {"deck": 54, "draw_fee": 1}, {"categories": "short"}], ids=str
+)
+def test_best_exchange_is_best_discard(rules):
+    """The careful draw valued by word sums (best_exchange) picks what best_discard picks
+    from the same uniforms, and leaves the generator where best_discard leaves it."""
+    from agents.heuristic.card_poker import best_discard, best_exchange
+
+    ev = CardPokerRules(**rules).evaluator
+    rng = np.random.default_rng(4)
+    for trial in range(150):
+        hand = np.sort(rng.permutation(ev.deck.size)[:5])
+        unseen = np.setdiff1d(np.arange(ev.deck.size), hand)
+        fee = (0.0, 0.02, 0.5)[trial % 3]
+        allowed = None if trial % 2 else DISCARD_MASKS[trial % 6]
+        seed = int(rng.integers(2**32))
+        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+        want = best_discard(hand, unseen, ev.percentile, ev.strengths, a, 64, fee, allowed)
+        assert best_exchange(hand, unseen, ev.sums, b, 64, fee, allowed) == want
+        assert a.random() == b.random()
+
+
+@pytest.mark.parametrize(
+    ("spec", "rules", "n_players"),
+    [
+        ("careful", {}, 3),
+        ("bluffer", {}, 4),
+        ("careful", {"deck": 54, "draw_fee": 1, "stack": 6}, 3),
+        ("bluffer", {"categories": "short", "joker_card": None, "max_bids": 2}, 2),
+    ],
+    ids=str,
+)
+def test_game_policy_is_act_on_the_observation(spec, rules, n_players):
+    """careful's and bluffer's game_policy (what CardPoker-v0 asks its opponents) choose what
+    act chooses on the same seat's observation and mask, drawing the same uniforms, in
+    every phase of many deals."""
+    agent = make_agent(spec, "card_poker", **rules)
+    twin = make_agent(spec, "card_poker", **rules)
+    policy = agent.game_policy(CardPokerRules(**rules))
+    rng = np.random.default_rng(9)
+    decisions = 0
+    for deal in range(60):
+        agent.seed(deal)
+        twin.seed(deal)
+        game = CardPokerGame(n_players, rng, CardPokerRules(**rules), first=deal % n_players)
+        while not game.done:
+            seat = game.current_player
+            want = twin.act(observe(game, seat), game.action_mask())
+            assert policy(game) == want, (deal, game.phase, seat)
+            decisions += 1
+            # a random legal action moves the deal on, so every kind of state comes up
+            legal = game.legal_actions()
+            game.step(legal[int(rng.integers(len(legal)))] if deal % 2 else want)
+    assert decisions > 150
+    assert agent.rng.random() == twin.rng.random()
+
+
+def test_game_policy_is_none_for_other_rules_or_another_act():
+    agent = CardPokerCareful()
+    assert agent.game_policy(CardPokerRules(deck=54)) is None
+
+    class Other(CardPokerCareful):
+        def act(self, observation, action_mask):
+            return 0
+
+    assert Other().game_policy(CardPokerRules()) is None

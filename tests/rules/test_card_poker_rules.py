@@ -527,3 +527,31 @@ def test_seeded_sessions_are_unchanged_by_the_chance_seam():
             h.update(repr((m.game.hands, m.step(a))).encode())
         h.update(repr(m.net).encode())
     assert h.hexdigest() == "7b4096889dc0feb4f7ed03f6d65e4e172d91fc180d845f911901ee719d4154e1"
+
+
+def test_legal_actions_as_the_rules_state_them_and_masks_are_fresh():
+    """The legal actions (listed once per rule set by stack, bid level and bids made) are
+    what docs/rules.md says in every state of many random deals, and each action_mask is
+    a new array: writing to one changes no later mask."""
+    rng = np.random.default_rng(5)
+    for i in range(600):
+        r = CardPokerRules(**RANDOM_RULES[i % len(RANDOM_RULES)])
+        n = 2 + i % 5
+        stacks = rng.integers(r.ante, r.stack + 1, size=n).tolist()
+        g = CardPokerGame(n, rng, r, stacks, first=int(rng.integers(n)))
+        while not g.done:
+            stack = g.stacks[g.current_player]
+            if g.phase == 0:
+                want = [a for a in range(32) if a.bit_count() * r.draw_fee <= stack]
+            else:
+                cost = g.level or r.min_bid
+                want = [PASS] + ([REVEAL] if cost <= stack else [])
+                if g.n_bids < r.max_bids:
+                    bids = range(max(g.level, r.min_bid), min(r.max_bid, stack) + 1)
+                    want += [r.bid_action(b) for b in bids]
+            assert g.legal_actions() == want
+            mask = g.action_mask()
+            assert np.flatnonzero(mask).tolist() == want
+            mask[:] = True
+            assert np.flatnonzero(g.action_mask()).tolist() == want
+            g.step(want[int(rng.integers(len(want)))])
