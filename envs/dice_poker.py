@@ -176,6 +176,26 @@ class DicePokerEnv(TableEnv):
         make = getattr(agent, "game_policy", None)
         return make(self.rules) if callable(make) else None
 
+    def _advance(self) -> int:
+        """:meth:`TableEnv._advance`, an opponent whose game policy keeps a table of moves
+        (``turn_moves(game)``, by ``DicePokerGame.decision``) playing each turn in one
+        call (:meth:`DicePokerMatch.play_turn`: the same moves, the same dice drawn); from
+        an opponent without one on, move by move as there."""
+        reward = 0
+        m = self.match
+        me = self.agent_seat
+        direct = self._direct
+        while not m.done:
+            seat = m.game.current_player
+            if seat == me:
+                break
+            policy = direct.get(seat)
+            tables = getattr(policy, "turn_moves", None)
+            if tables is None:
+                return reward + super()._advance()
+            reward += m.play_turn(tables(m.game), policy).get(me, 0)
+        return reward
+
     def _observe(self, seat: int) -> np.ndarray:
         m = self.match
         return self._encoder.observe(m.game, seat, m.games_left, m.chips[seat])

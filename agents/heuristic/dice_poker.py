@@ -21,11 +21,12 @@ from envs import games
 from envs.batched.dice_poker import hand_table
 from envs.obs.dice_poker import decode_observation, hand_vector, layout, observe
 from envs.rules.dice import face_counts, multisets, outcome_distribution
-from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules
+from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules, MoveTables
 from envs.rules.dice_poker_tables import turn_states
 
-# a game policy's answers kept per situation, at most (then it starts afresh)
-_KNOWN_LIMIT = 1 << 17
+# a game policy's tables of moves (one per best hand, count and chase), at most (then it
+# starts afresh)
+_TABLES_LIMIT = 1024
 
 
 class _HandTable:
@@ -182,19 +183,24 @@ class DicePokerHeuristic(Agent):
             return None
         if not hasattr(self, "_batch"):
             self._batch = _batch_tables(self)
-        by_state = self._batch.by_game_state(turn_states(rules.n_dice, rules.lock_kept_dice))
-        return _GamePolicy(self, by_state, rules.n_actions)
+        turns = turn_states(rules.n_dice, rules.lock_kept_dice)
+        by_state = self._batch.by_game_state(turns)
+        return _GamePolicy(self, by_state, self._batch.move_tables(turns), rules.n_actions)
 
     def _value_of(self, kid: int, target: int, count: int, chase: int) -> float:
-        """One entry of :meth:`_values` (the shared table, filled on first sight)."""
+        """One entry of :meth:`_values` (the shared table, filled on first sight; read
+        through ``known_values``, its entries met so far as Python floats)."""
         t = self._batch
         at = (kid, target + 1, count, chase)
-        v = t.values[at]
-        if v != v:  # NaN: not asked yet
-            goal = None if target < 0 else target
-            share = 1.0 / (count + 1) if goal is not None else 0.0
-            v = t.values[at] = self._value(t.subs[kid], goal, share, bool(chase))
-        return float(v)
+        v = t.known_values.get(at)
+        if v is None:
+            v = t.values[at]
+            if v != v:  # NaN: not asked yet
+                goal = None if target < 0 else target
+                share = 1.0 / (count + 1) if goal is not None else 0.0
+                v = t.values[at] = self._value(t.subs[kid], goal, share, bool(chase))
+            v = t.known_values[at] = float(v)
+        return v
 
     def _act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = set(legal_actions(action_mask).tolist())
@@ -301,29 +307,43 @@ class DicePokerHeuristic(Agent):
 
 class _GamePolicy:
     """:meth:`DicePokerHeuristic.game_policy`: ``policy(game) -> int`` (a class, so that an
-    env holding it pickles and copies)."""
+    env holding it pickles and copies). Its answers are kept in tables of moves by
+    ``game.decision``, one per situation of the turn (:meth:`turn_moves`), which
+    ``DicePokerGame.play_turn`` reads."""
 
-    def __init__(self, agent: DicePokerHeuristic, by_state: list, n_actions: int) -> None:
+    def __init__(
+        self, agent: DicePokerHeuristic, by_state: list, tables: dict, n_actions: int
+    ) -> None:
         self.agent = agent
         self.by_state = by_state
         self.everything = [True] * n_actions  # the candidates leave the frozen dice alone
-        self.known: dict[tuple, int] = {}
+        self.n_states = len(by_state)
+        self.tables = tables  # shared by every policy of the agent's tables on these turns
+
+    def turn_moves(self, game):
+        """The moves of the player to act by ``game.decision`` (-1: not asked yet) in the
+        situation of its turn: the best hand so far, how many hold it, whether anybody
+        rolls after it (what :meth:`DicePokerHeuristic._pick` reads besides the dice)."""
+        target = game.best_strength
+        return self.tables.get(
+            (target, game.best_count if target >= 0 else 0, game.players_after == 0)
+        )
 
     def __call__(self, game) -> int:
-        sid = game.state_id
-        key = (sid, game.best_strength, game.best_count, game.players_after)
-        a = self.known.get(key)
-        if a is None:
-            if sid < 0 or game.rolls_used >= MAX_ROLLS:  # not a turn state: as ever
-                return self.agent.act(observe(game, game.current_player), game.action_mask())
-            kept, noncore, loose, free = self.by_state[sid]
+        d = game.decision
+        if d < 0 or game.rolls_used >= MAX_ROLLS:  # not a turn state: as ever
+            return self.agent.act(observe(game, game.current_player), game.action_mask())
+        moves = self.turn_moves(game)
+        a = moves[d]
+        if a < 0:
+            kept, noncore, loose, free = self.by_state[game.state_id]
             target = game.best_strength
             count = game.best_count if target >= 0 else 0
             chase = int(game.players_after == 0)
             a = self.agent._pick(kept, noncore, loose, free, target, count, chase, self.everything)
-            if len(self.known) >= _KNOWN_LIMIT:
-                self.known.clear()
-            self.known[key] = a
+            # the same move at either roll (act reads no rolls_used)
+            sid = game.state_id
+            moves[sid] = moves[sid + self.n_states] = a
         return a
 
 
@@ -382,7 +402,9 @@ class _BatchTables:
             v = [int(x) for x in hand_vector(hands[key])]
             self.target[((v[0] + 1) * 37 + v[1]) * 49 + v[2] * 7 + v[3]] = i
         self.values = np.full((len(self.subs), len(agent.table.order) + 1, 7, 2), np.nan)
-        # id(turns) -> (turns, cand, kid); ("game", id(turns)) -> (turns, by_game_state)
+        self.known_values: dict[tuple[int, int, int, int], float] = {}
+        # id(turns) -> (turns, cand, kid); ("game", id(turns)) -> (turns, by_game_state);
+        # ("moves", id(turns)) -> (turns, move tables)
         self._by_state: dict[object, tuple] = {}
         self._n = n
         self._scalar: SimpleNamespace | None = None
@@ -424,6 +446,15 @@ class _BatchTables:
                 free = self.all_bits ^ fbits
                 out.append((t.kept[mid], free & t.noncore[mid], free & t.loose[mid], free))
             self._by_state[key] = (turns, out)
+        return self._by_state[key][1]
+
+    def move_tables(self, turns) -> MoveTables:
+        """The game policies' tables of moves on ``turns`` (the scalar game's), per
+        situation (:meth:`_GamePolicy.turn_moves`): one for every policy of these tables,
+        so that what one seat decided the next one reads."""
+        key = ("moves", id(turns))
+        if key not in self._by_state:
+            self._by_state[key] = (turns, MoveTables(len(turns.mid), _TABLES_LIMIT))
         return self._by_state[key][1]
 
     def by_state(self, turns) -> tuple[np.ndarray, np.ndarray]:

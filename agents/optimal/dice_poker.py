@@ -48,7 +48,7 @@ from envs import games
 from envs.obs.dice_poker import decode_observation, hand_vector, layout, observe
 from envs.rules.dice import multisets, outcome_distribution
 from envs.rules.dice_hands import DiceHand, hand_names
-from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules
+from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules, MoveTables
 from envs.rules.dice_poker_tables import turn_states
 
 # The play-off fixed point stops when no seat's value moves by more than this.
@@ -700,7 +700,8 @@ class _GamePolicy:
     """:meth:`DicePokerOptimal.game_policy`: ``policy(game) -> int`` (a class, so that an env
     holding it pickles and copies). Per turn state id: the solver's final id and
     decision-2 state id (``_OptimalTables.by_state``); per (round size, position, best,
-    count) the solved policy's picks; per (state id, kept multiset) the re-roll
+    count) the solved policy's picks and a table of the moves by ``game.decision``
+    (:meth:`turn_moves`, which ``DicePokerGame.play_turn`` reads), each move the re-roll
     bits of :meth:`DicePokerOptimal._decide` (the free dice of a face beyond those kept)."""
 
     def __init__(self, agent: DicePokerOptimal, turns) -> None:
@@ -711,22 +712,37 @@ class _GamePolicy:
         self.final_of = final_of.tolist()
         self.state2_of = state2_of.tolist()
         self.picks: dict[tuple, tuple[memoryview, memoryview]] = {}
+        self.tables = agent._batch.move_tables(turns)  # shared by the agent's policies
         self.bits: dict[tuple[int, int], int] = {}
 
-    def __call__(self, game) -> int:
-        sid = game.state_id
+    @staticmethod
+    def _situation(game) -> tuple[int, int, int, int]:
         best = game.best_strength
-        count = game.best_count if best >= 0 else 0
-        at = (len(game.round_seats), game.position, best, count)
+        return (len(game.round_seats), game.position, best, game.best_count if best >= 0 else 0)
+
+    def turn_moves(self, game):
+        """The moves of the player to act by ``game.decision`` (-1: not asked yet) in the
+        situation of its turn (round size, position, best hand, how many hold it)."""
+        return self.tables.get(self._situation(game))
+
+    def __call__(self, game) -> int:
+        d = game.decision
+        if d < 0 or game.rolls_used >= MAX_ROLLS:  # not a turn state: as ever
+            return self.agent.act(observe(game, game.current_player), game.action_mask())
+        moves = self.turn_moves(game)
+        a = moves[d]
+        if a >= 0:
+            return a
+        at = self._situation(game)
         picks = self.picks.get(at)
         if picks is None:
-            pol = self.agent.policy(at[0], at[1], None if best < 0 else best, count)
+            best = at[2]
+            pol = self.agent.policy(at[0], at[1], None if best < 0 else best, at[3])
             if len(self.picks) >= 4096:  # a bound on the memory held (most tables meet few)
                 self.picks.clear()
             # memoryviews of the int16 picks: Python ints by index, no copy
             picks = self.picks[at] = (memoryview(pol.pick1), memoryview(pol.pick2))
-        if sid < 0 or game.rolls_used >= MAX_ROLLS:  # not a turn state: as ever
-            return self.agent.act(observe(game, game.current_player), game.action_mask())
+        sid = game.state_id
         if game.rolls_used == 1:
             pick = picks[0][self.final_of[sid]]
         else:
@@ -737,6 +753,7 @@ class _GamePolicy:
             a = self.bits[sid, pick] = _reroll_bits(game.dice, game.frozen, keep)
             if a & game.frozen_mask():
                 raise RuntimeError(f"optimal move {a} re-rolls a frozen die; dice {game.dice}")
+        moves[d] = a
         return a
 
 
@@ -790,6 +807,7 @@ class _OptimalTables:
         self.pick1 = np.zeros((0, len(shape.finals)), dtype=np.int64)
         self.pick2 = np.zeros((0, shape.choice2.n_rows), dtype=np.int64)
         self._by_state: dict[int, tuple] = {}  # id(turns) -> (turns, arrays)
+        self._moves: dict[int, tuple] = {}  # id(turns) -> (turns, move tables)
 
     def by_state(self, agent, turns) -> tuple[np.ndarray, ...]:
         """Per turn state of ``turns`` (``envs.batched.dice_poker.TurnStates``): the solver's
@@ -817,6 +835,15 @@ class _OptimalTables:
             arrays = (final_of, state2_of, dice - 1, rank, frozen_counts)
             self._by_state[id(turns)] = (turns, arrays)
         return self._by_state[id(turns)][1]
+
+    def move_tables(self, turns) -> MoveTables:
+        """The game policies' tables of moves on ``turns`` (the scalar game's), per
+        situation (:meth:`_GamePolicy.turn_moves`): one for every policy of this agent,
+        so that what one seat decided the next one reads (4,096 situations at most: a
+        bound on the memory held; most tables meet few)."""
+        if id(turns) not in self._moves:
+            self._moves[id(turns)] = (turns, MoveTables(len(turns.mid), 4096))
+        return self._moves[id(turns)][1]
 
     def policy_ids(self, agent, players, position, target, count) -> np.ndarray:
         at = (players, position, target + 1, count)

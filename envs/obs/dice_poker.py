@@ -142,32 +142,47 @@ def observe(game: DicePokerGame, seat: int, games_left: int = 0, chips: float = 
 
 
 class Encoder:
-    """:func:`observe` for one rule set, with what it writes compiled once: per state of
-    the dice (``dice``, ``frozen``) the fields from ``dice`` to ``face_counts`` and the
-    ``hand``, per best-hand strength (``DicePokerGame.best_strength``) the ``best``
-    vector. The fields are written in layout order (:func:`layout` checks the order)."""
+    """:func:`observe` for one rule set, with what it writes compiled once: per decision of
+    the player to act (``DicePokerGame.decision``: its dice, frozen flags and roll) the
+    vector with the fields from ``dice`` to ``hand`` filled in (the rest is written over),
+    per best-hand strength (``DicePokerGame.best_strength``) the ``best`` vector. The
+    fields are written in layout order (:func:`layout` checks the order)."""
 
     def __init__(self, rules) -> None:
         n = rules.n_dice
         self.rules = rules
         self._hands = hand_strengths(rules)
-        self._own: dict[tuple, tuple[list[float], list[float]]] = {}
-        self._nobody = [0.0] * (2 * n + 6)  # someone else's turn: dice, frozen, face_counts
+        self._size = layout(n).size
+        self._rest = 2 * n + 11  # where ``best`` starts: what follows is per observation
+        self._own: dict[tuple, np.ndarray] = {}  # (dice, frozen, rolls_used) -> template
+        self._by_decision: dict[int, np.ndarray] = {}
+        # someone else's turn: dice, frozen, face_counts, rolls_used 0 and no hand
+        self._nobody = self._template([0.0] * (2 * n + 6) + [0, -1.0, 0.0, 0.0, 0.0])
         by_strength = {s: self._hands.hand[m] for m, s in self._hands.strength.items()}
         self._best = [hand_vector(None)] + [
             hand_vector(by_strength[s]) for s in range(self._hands.n_hands)
         ]
 
-    def _own_fields(self, dice: tuple[int, ...], frozen: tuple[bool, ...]):
-        """(``dice`` + ``frozen`` + ``face_counts``, ``hand``) of the player to act."""
-        counts = [0] * 6
-        for d in dice:
-            counts[d - 1] += 1
-        hand = self._hands.hand.get(dice)
-        if hand is None:  # not a sorted roll of these dice: ranked (and checked) as ever
-            hand = self.rules.rank(dice)
-        out = (list(dice) + [float(f) for f in frozen] + counts, hand_vector(hand))
-        self._own[dice, frozen] = out
+    def _template(self, own: list[float]) -> np.ndarray:
+        out = np.zeros(self._size, dtype=np.float32)
+        out[: len(own)] = own
+        out.flags.writeable = False
+        return out
+
+    def _own_fields(self, dice: tuple[int, ...], frozen: tuple[bool, ...], rolls: int):
+        """The template of the player to act: ``dice`` + ``frozen`` + ``face_counts`` +
+        ``rolls_used`` + ``hand``."""
+        key = (dice, frozen, rolls)
+        out = self._own.get(key)
+        if out is None:
+            counts = [0] * 6
+            for d in dice:
+                counts[d - 1] += 1
+            hand = self._hands.hand.get(dice)
+            if hand is None:  # not a sorted roll of these dice: ranked (and checked) as ever
+                hand = self.rules.rank(dice)
+            own = list(dice) + [float(f) for f in frozen] + counts + [rolls] + hand_vector(hand)
+            out = self._own[key] = self._template(own)
         return out
 
     def observe(self, game: DicePokerGame, seat: int, games_left: int = 0, chips: float = 0.0):
@@ -175,13 +190,16 @@ class Encoder:
         seats = game.round_seats
         done = game.winner is not None
         if not done and seats[game.position] == seat:
-            key = (game.dice, game.frozen)
-            own = self._own.get(key) or self._own_fields(*key)
-            flat = own[0] + [game.rolls_used] + own[1]
+            d = game.decision
+            own = self._by_decision.get(d)
+            if own is None:
+                own = self._own_fields(game.dice, game.frozen, game.rolls_used)
+                if d >= 0:
+                    self._by_decision[d] = own
         else:
-            flat = self._nobody + [0, -1.0, 0.0, 0.0, 0.0]
-        flat += self._best[game.best_strength + 1]
-        flat += [
+            own = self._nobody
+        out = own.copy()
+        out[self._rest :] = self._best[game.best_strength + 1] + [
             game.best_count,
             0 if done else len(seats) - game.position - 1,
             len(seats),
@@ -192,7 +210,7 @@ class Encoder:
             games_left,
             chips,
         ]
-        return np.array(flat, dtype=np.float32)
+        return out
 
 
 @cache

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from math import factorial
 
@@ -73,10 +73,36 @@ def draw_below(rng: np.random.Generator, n: int) -> int:
     nxt, state = c.next_uint32, c.state
     m = nxt(state) * n
     if (m & 0xFFFFFFFF) < n:  # a possible bias: reject below 2**32 mod n
-        threshold = (0x100000000 - n) % n
-        while (m & 0xFFFFFFFF) < threshold:
-            m = nxt(state) * n
+        m = _lemire_rejected(nxt, state, n, m)
     return m >> 32
+
+
+def _lemire_rejected(nxt, state, n: int, m: int) -> int:
+    """Lemire's rejection step after a draw ``m = next_uint32 * n`` whose low half is below
+    ``n``: draw again while it is below ``2**32 mod n``."""
+    threshold = (0x100000000 - n) % n
+    while (m & 0xFFFFFFFF) < threshold:
+        m = nxt(state) * n
+    return m
+
+
+def below_drawer(rng: np.random.Generator) -> Callable[[int], int]:
+    """``below(n)``: :func:`draw_below` ``(rng, n)`` for ``2 <= n < 2**32`` with the
+    generator's ctypes interface looked up once (a game that draws at every step keeps
+    one). A generator without that interface is asked through :func:`draw_below`."""
+    try:
+        c = rng.bit_generator.ctypes
+    except AttributeError:
+        return lambda n: draw_below(rng, n)
+    nxt, state = c.next_uint32, c.state
+
+    def below(n: int) -> int:
+        m = nxt(state) * n
+        if (m & 0xFFFFFFFF) < n:
+            m = _lemire_rejected(nxt, state, n, m)
+        return m >> 32
+
+    return below
 
 
 @cache

@@ -28,13 +28,14 @@ are fed the same dice:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from array import array
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
 
-from envs.rules.dice import check_dice, draw_below, multisets, roll
+from envs.rules.dice import below_drawer, check_dice, multisets, roll
 from envs.rules.dice_hands import HAND_OPTIONS, DiceHand, check_variant, rank_dice
 from envs.rules.dice_poker_tables import scalar_turns
 from envs.rules.seats import GameSeries, action_mask, turn_order, winner_takes_pot
@@ -163,6 +164,58 @@ def _reroll_mask(n_actions: int, frozen: int) -> np.ndarray:
     return mask
 
 
+@dataclass(frozen=True)
+class _Compiled:
+    """What a game of one rule set reads at every step, compiled once."""
+
+    hands: HandStrengths
+    turns: object  # scalar_turns(n_dice, lock_kept_dice)
+    rerolled: tuple[tuple[int, ...], ...]
+    masks: tuple[np.ndarray, ...]  # the action mask per frozen bit set (read-only)
+    n_actions: int
+
+
+@cache
+def _compile(rules: DicePokerRules) -> _Compiled:
+    n = rules.n_actions
+    masks = tuple(_reroll_mask(n, f) for f in range(n))
+    turns = scalar_turns(rules.n_dice, rules.lock_kept_dice)
+    return _Compiled(hand_strengths(rules), turns, _rerolled(rules.n_dice), masks, n)
+
+
+_LAST: list = [None, None]  # the rules of the last game started and their _Compiled
+
+
+def _compiled(rules: DicePokerRules) -> _Compiled:
+    """:func:`_compile` of ``rules``; the very rules object of the last game is not hashed
+    again (a game starts at every reset)."""
+    if _LAST[0] is not rules:
+        _LAST[1] = _compile(rules)
+        _LAST[0] = rules
+    return _LAST[1]
+
+
+class MoveTables:
+    """A policy's tables of moves for :meth:`DicePokerGame.play_turn`: per situation of a
+    turn (a key the policy makes of what it reads besides the dice), the move by
+    ``DicePokerGame.decision``, -1 until the policy decides it. At most ``limit`` tables
+    are kept (then it starts afresh)."""
+
+    def __init__(self, n_states: int, limit: int) -> None:
+        self.size = 2 * n_states  # decision ids: the first roll's, then the second's
+        self.limit = limit
+        self.tables: dict[object, array] = {}
+
+    def get(self, key: object) -> array:
+        """The table of situation ``key`` (a new one of -1s on first sight)."""
+        moves = self.tables.get(key)
+        if moves is None:
+            if len(self.tables) >= self.limit:
+                self.tables.clear()
+            moves = self.tables[key] = array("b", [-1]) * self.size
+        return moves
+
+
 class DicePokerGame:
     """One game, play-offs included. Mutable; :meth:`copy` gives an independent one.
 
@@ -192,12 +245,16 @@ class DicePokerGame:
         if len(self.order) < 2 or len(set(self.order)) != len(self.order):
             raise ValueError(f"a game needs 2 or more distinct seats in order, got {self.order}")
         self.rng = rng
+        self._below = below_drawer(rng)
         self.pot = self.rules.ante * len(self.order)
         self.rounds: list[list[Turn]] = []
         self.winner: int | None = None
-        self._hands = hand_strengths(self.rules)
-        self._turns = scalar_turns(self.rules.n_dice, self.rules.lock_kept_dice)
-        self._rerolled = _rerolled(self.rules.n_dice)
+        c = _compiled(self.rules)
+        self._hands = c.hands
+        self._turns = c.turns
+        self._rerolled = c.rerolled
+        self._masks = c.masks
+        self._n_actions = c.n_actions
         first = None if chance is None else check_dice(chance, self.rules.n_dice)
         self._start_round(self.order, first)
 
@@ -247,6 +304,16 @@ class DicePokerGame:
         """The turn state id of the dice of the player to act (class docstring)."""
         return self._sid
 
+    @property
+    def decision(self) -> int:
+        """The id of the decision now: ``state_id`` at the first roll, ``n_states +
+        state_id`` at the second (``n_states`` turn states of these dice and lock rule),
+        -1 when there is none to take (the game is over, or the dice are not a turn state).
+        A table of moves indexed by it is what :meth:`play_turn` reads."""
+        if self._sid < 0 or self.winner is not None:
+            return -1
+        return self._sid + self._turns.n_states * (self.rolls_used - 1)
+
     def legal_actions(self) -> list[int]:
         """Re-roll bit sets allowed now; 0 (stand) is always allowed while the game runs."""
         if self.winner is not None or self.rolls_used >= MAX_ROLLS:
@@ -255,8 +322,8 @@ class DicePokerGame:
 
     def action_mask(self) -> np.ndarray:
         if self.winner is not None or self.rolls_used >= MAX_ROLLS:
-            return action_mask([], self.rules.n_actions)
-        return _reroll_mask(self.rules.n_actions, self._fbits).copy()
+            return action_mask([], self._n_actions)
+        return self._masks[self._fbits].copy()
 
     def stakes(self) -> dict[int, int]:
         """What each seat has put into the pot (the ante; play-offs add none)."""
@@ -269,11 +336,22 @@ class DicePokerGame:
         ante = self.rules.ante
         return {s: winner_takes_pot(self.pot, ante, s == self.winner) for s in self.order}
 
+    def __getstate__(self) -> dict:
+        # pickle and copy.deepcopy: the bound drawer is rebuilt on the (copied) rng
+        state = self.__dict__.copy()
+        del state["_below"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._below = below_drawer(self.rng)
+
     def copy(self) -> DicePokerGame:
         new = object.__new__(DicePokerGame)
         new.__dict__.update(self.__dict__)
         new.rng = np.random.Generator(type(self.rng.bit_generator)())
         new.rng.bit_generator.state = self.rng.bit_generator.state
+        new._below = below_drawer(new.rng)
         new.rounds = [[Turn(t.seat, list(t.rolls), t.hand) for t in r] for r in self.rounds]
         return new
 
@@ -306,8 +384,8 @@ class DicePokerGame:
         if (
             self.winner is not None
             or self.rolls_used >= MAX_ROLLS
-            or not isinstance(action, int | np.integer)
-            or not 0 <= action < self.rules.n_actions
+            or (type(action) is not int and not isinstance(action, int | np.integer))
+            or not 0 <= action < self._n_actions
             or action & self._fbits
         ):
             raise ValueError(
@@ -338,23 +416,58 @@ class DicePokerGame:
 
     def _step_drawn(self, action: int) -> None:
         """:meth:`step` of a checked ``action`` with the dice drawn from ``rng``, as
-        :func:`~envs.rules.dice.roll` draws ``k`` re-rolled dice (one draw below ``6**k``;
-        the re-rolled dice, in place order, take the roll's faces from its last): the second
-        roll moves by the turn tables (``state_id``), the third sorts the dice."""
+        :func:`~envs.rules.dice.roll` draws ``k`` re-rolled dice (one draw below ``6**k``):
+        the turn tables (``state_id``) give the state after the second roll and the
+        multiset after the third."""
         if action == 0:
             self._end_turn()
-            return
+        elif self._sid < 0:  # dice that are no turn state (never while a turn runs)
+            self._step_sorted(action)
+        elif self.rolls_used == 1:
+            self._roll_second(action)
+        else:
+            self._roll_third(action)
+
+    def _roll_second(self, action: int) -> None:
         t = self._turns
+        u = self._below(t.roll_size[action])
+        sid = t.second[t.kept[self._sid][action]][t.sub_of_roll[t.roll_start[action] + u]]
+        self.rolls_used = 2
+        self._sid = sid
+        self.dice = t.dice[sid]
+        self.frozen = t.frozen[sid]
+        self._fbits = t.fbits[sid]
+        self.rounds[-1][self._turn].rolls.append(self.dice)
+
+    def _roll_third(self, action: int) -> None:
+        """The third roll: the multiset by the tables, the frozen flags as the sorted dice
+        carry them (``_set_dice``: unfrozen before frozen on equal faces), and the turn
+        ends."""
+        t = self._turns
+        sid = self._sid
+        u = self._below(t.roll_size[action])
+        mid = t.merge[t.kept[sid][action]][t.sub_of_roll[t.roll_start[action] + u]]
+        key = (t.frozen_sub[sid], mid)
+        flags = t.third.get(key)
+        if flags is None:
+            held = [d for d, f in zip(self.dice, self.frozen, strict=True) if f]
+            free = list(t.dice[mid])
+            for d in held:
+                free.remove(d)
+            pairs = sorted([(d, False) for d in free] + [(d, True) for d in held])
+            frozen = tuple(f for _, f in pairs)
+            flags = t.third[key] = (frozen, sum(1 << i for i, f in enumerate(frozen) if f))
+        self.rolls_used = MAX_ROLLS
+        self.dice = t.dice[mid]
+        self.frozen, self._fbits = flags
+        self._sid = -1
+        self.rounds[-1][self._turn].rolls.append(self.dice)
+        self._end_turn()
+
+    def _step_sorted(self, action: int) -> None:
+        """A drawn re-roll of dice that are no turn state: the re-rolled dice, in place
+        order, take the roll's faces from its last, and the dice are sorted."""
         self.rolls_used += 1
-        if self.rolls_used == 2 and self._sid >= 0:
-            u = draw_below(self.rng, t.roll_size[action])
-            sid = t.second[t.kept[self._sid][action]][t.sub_of_roll[t.roll_start[action] + u]]
-            self._sid = sid
-            self.dice = t.dice[sid]
-            self.frozen = t.frozen[sid]
-            self._fbits = t.fbits[sid]
-            self.rounds[-1][self._turn].rolls.append(self.dice)
-            return
         places = self._rerolled[action]
         new = roll(self.rng, len(places))
         dice = list(self.dice)
@@ -371,6 +484,33 @@ class DicePokerGame:
         self._set_dice(dice, frozen)
         if self.rolls_used == MAX_ROLLS:
             self._end_turn()
+
+    def play_turn(self, moves: Sequence[int], decide: Callable[[DicePokerGame], int]) -> None:
+        """Play the current player's turn to its end, with every die drawn as :meth:`step`
+        draws it: at each decision the move is ``moves[self.decision]``, or where that is
+        -1 the move ``decide(self)`` gives, played by :meth:`step` (checked; ``decide`` may
+        write it into ``moves``). A move of the table that re-rolls a frozen die is
+        played by :meth:`step` too, which raises. The game must be running."""
+        t = self._turns
+        n_states = t.n_states
+        while True:
+            sid = self._sid
+            first = self.rolls_used == 1
+            a = -1 if sid < 0 else moves[sid if first else sid + n_states]
+            if a < 0 or a & self._fbits:
+                if a < 0:
+                    a = decide(self)
+                self.step(a)
+                if a == 0 or not first:
+                    return
+            elif a == 0:
+                self._end_turn()
+                return
+            elif first:
+                self._roll_second(a)
+            else:
+                self._roll_third(a)
+                return
 
     def _set_dice(self, dice: list[int], frozen: Sequence[bool]) -> None:
         pairs = sorted(zip(dice, frozen, strict=True))
@@ -398,7 +538,7 @@ class DicePokerGame:
             return
         # a roll of every die is its multiset's state: roll()'s one draw below 6**n_dice
         t = self._turns
-        sid = t.final_of_roll[draw_below(self.rng, 6**self.rules.n_dice)]
+        sid = t.final_of_roll[self._below(t.first_size)]
         self._sid = sid
         self.dice = t.dice[sid]
         self.frozen = t.frozen[sid]
@@ -465,16 +605,21 @@ class DicePokerMatch(GameSeries):
             )
         self.chips = [0] * n_players
         self.games_played = 0
+        self.done = False  # all n_games played (kept as they end: read at every step)
         self.game = self._new_game(chance)
-
-    @property
-    def done(self) -> bool:
-        return self.games_played == self.n_games
 
     @property
     def games_left(self) -> int:
         """Games still to come after the current one."""
         return max(self.n_games - self.games_played - 1, 0)
+
+    def play_turn(self, moves: Sequence[int], decide: Callable[[DicePokerGame], int]) -> dict:
+        """:meth:`DicePokerGame.play_turn` on the game in play, then what :meth:`step` does
+        when a move ends a game: the payoffs of the game the turn ended, else {}."""
+        if self.done:
+            raise ValueError(f"no turn to play: the {self._what} is over")
+        self.game.play_turn(moves, decide)
+        return self._settle()
 
     def _new_game(self, chance: Sequence[int] | None = None) -> DicePokerGame:
         first = (self.first + self.games_played) % self.n_players
@@ -486,6 +631,7 @@ class DicePokerMatch(GameSeries):
     def _game_over(self, chance: Sequence[int] | None = None) -> None:
         # a step that ends a game reads chance[n_dice:] as the next game's first roll
         self.games_played += 1
+        self.done = self.games_played == self.n_games
         if not self.done:
             n = self.rules.n_dice
             self.game = self._new_game(None if chance is None else tuple(chance)[n:])

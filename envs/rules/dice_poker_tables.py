@@ -124,19 +124,28 @@ def turn_states(n_dice: int, lock: bool) -> TurnStates:
 @cache
 def scalar_turns(n_dice: int, lock: bool) -> SimpleNamespace:
     """:func:`turn_states` as Python sequences, for one game stepped at a time: per state
-    id ``dice`` and ``frozen`` (tuples, as ``DicePokerGame`` holds them) and ``fbits``;
-    ``kept[state][action]``; ``second[K][O]`` (``after[0]``: the state after the second
-    roll); per action ``roll_size`` and ``roll_start`` and ``sub_of_roll``;
-    ``final_of_roll``; ``state_of[dice, frozen]``, the id of a state."""
+    id ``dice`` and ``frozen`` (tuples, as ``DicePokerGame`` holds them), ``fbits`` and
+    ``frozen_sub`` (the sub id of its frozen dice); ``n_states``; ``kept[state][action]``;
+    ``second[K][O]`` (``after[0]``: the state after the second roll) and ``merge[K][O]``
+    (``after[1]``: the multiset after the third); per action ``roll_size`` and
+    ``roll_start`` and ``sub_of_roll``; ``final_of_roll`` and ``first_size`` (``6**n_dice``,
+    a first roll's bound); ``state_of[dice, frozen]``, the id of a state; ``third``, a cache
+    the game fills (``DicePokerGame``: the frozen flags after a third roll)."""
     t = turn_states(n_dice, lock)
     dice = [tuple(d) for d in t.dice.tolist()]
     frozen = [tuple(f) for f in t.frozen.tolist()]
+    frozen_code = (t.radix[t.dice.astype(np.int64)] * t.frozen).sum(axis=1)
     return SimpleNamespace(
         dice=dice,
         frozen=frozen,
         fbits=t.fbits.tolist(),
+        frozen_sub=t.sub_of_code[frozen_code].tolist(),
+        n_states=len(dice),
         kept=t.kept.tolist(),
         second=t.after[0].tolist(),
+        merge=t.after[1].tolist(),
+        first_size=6**n_dice,
+        third={},
         roll_size=t.roll_size.tolist(),
         roll_start=t.roll_start.tolist(),
         sub_of_roll=t.sub_of_roll.tolist(),

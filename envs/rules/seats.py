@@ -91,6 +91,11 @@ class GameSeries:
         if self.done:
             raise ValueError(f"illegal action {action!r}: the {self._what} is over")
         self.game.step(action, chance)  # checks the action and the chance before moving
+        return self._settle(chance)
+
+    def _settle(self, chance=None) -> dict[int, int]:
+        """After a move of the game in play: when it ended the game, its payoffs (added to
+        the ledger; the next game started), else {}."""
         if not self.game.done:
             return {}
         payoffs = self.game.payoffs()
