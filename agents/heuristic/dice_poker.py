@@ -305,7 +305,29 @@ class DicePokerHeuristic(Agent):
         return {f for f in range(1, 7) if counts[f - 1] >= 2}
 
 
-class _GamePolicy:
+class TurnTablePolicy:
+    """What the dice-poker game policies share: ``policy(game) -> int`` reads the move from
+    the table of the turn's situation (``turn_moves(game)``, by ``game.decision``) and
+    asks ``_decide(game, decision)`` (which writes it there) on first sight; dice that are
+    no turn state are left to the agent's ``act`` on the observation."""
+
+    agent: object
+
+    def turn_moves(self, game):
+        raise NotImplementedError
+
+    def _decide(self, game, decision: int) -> int:
+        raise NotImplementedError
+
+    def __call__(self, game) -> int:
+        d = game.decision
+        if d < 0 or game.rolls_used >= MAX_ROLLS:  # not a turn state: as ever
+            return self.agent.act(observe(game, game.current_player), game.action_mask())
+        a = self.turn_moves(game)[d]
+        return a if a >= 0 else self._decide(game, d)
+
+
+class _GamePolicy(TurnTablePolicy):
     """:meth:`DicePokerHeuristic.game_policy`: ``policy(game) -> int`` (a class, so that an
     env holding it pickles and copies). Its answers are kept in tables of moves by
     ``game.decision``, one per situation of the turn (:meth:`turn_moves`), which
@@ -329,21 +351,15 @@ class _GamePolicy:
             (target, game.best_count if target >= 0 else 0, game.players_after == 0)
         )
 
-    def __call__(self, game) -> int:
-        d = game.decision
-        if d < 0 or game.rolls_used >= MAX_ROLLS:  # not a turn state: as ever
-            return self.agent.act(observe(game, game.current_player), game.action_mask())
+    def _decide(self, game, decision: int) -> int:
+        sid = game.state_id
+        kept, noncore, loose, free = self.by_state[sid]
+        target = game.best_strength
+        count = game.best_count if target >= 0 else 0
+        chase = int(game.players_after == 0)
+        a = self.agent._pick(kept, noncore, loose, free, target, count, chase, self.everything)
         moves = self.turn_moves(game)
-        a = moves[d]
-        if a < 0:
-            kept, noncore, loose, free = self.by_state[game.state_id]
-            target = game.best_strength
-            count = game.best_count if target >= 0 else 0
-            chase = int(game.players_after == 0)
-            a = self.agent._pick(kept, noncore, loose, free, target, count, chase, self.everything)
-            # the same move at either roll (act reads no rolls_used)
-            sid = game.state_id
-            moves[sid] = moves[sid + self.n_states] = a
+        moves[sid] = moves[sid + self.n_states] = a  # either roll (act reads no rolls_used)
         return a
 
 

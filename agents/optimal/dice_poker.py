@@ -44,11 +44,12 @@ from functools import cache, lru_cache
 import numpy as np
 
 from agents.base import Agent, DecisionMemo, legal_actions
+from agents.heuristic.dice_poker import TurnTablePolicy
 from envs import games
-from envs.obs.dice_poker import decode_observation, hand_vector, layout, observe
+from envs.obs.dice_poker import decode_observation, hand_vector, layout
 from envs.rules.dice import multisets, outcome_distribution
 from envs.rules.dice_hands import DiceHand, hand_names
-from envs.rules.dice_poker import MAX_ROLLS, DicePokerRules, MoveTables
+from envs.rules.dice_poker import DicePokerRules, MoveTables
 from envs.rules.dice_poker_tables import turn_states
 
 # The play-off fixed point stops when no seat's value moves by more than this.
@@ -696,7 +697,7 @@ class DicePokerOptimal(Agent):
         return act
 
 
-class _GamePolicy:
+class _GamePolicy(TurnTablePolicy):
     """:meth:`DicePokerOptimal.game_policy`: ``policy(game) -> int`` (a class, so that an env
     holding it pickles and copies). Per turn state id: the solver's final id and
     decision-2 state id (``_OptimalTables.by_state``); per (round size, position, best,
@@ -725,14 +726,7 @@ class _GamePolicy:
         situation of its turn (round size, position, best hand, how many hold it)."""
         return self.tables.get(self._situation(game))
 
-    def __call__(self, game) -> int:
-        d = game.decision
-        if d < 0 or game.rolls_used >= MAX_ROLLS:  # not a turn state: as ever
-            return self.agent.act(observe(game, game.current_player), game.action_mask())
-        moves = self.turn_moves(game)
-        a = moves[d]
-        if a >= 0:
-            return a
+    def _decide(self, game, decision: int) -> int:
         at = self._situation(game)
         picks = self.picks.get(at)
         if picks is None:
@@ -753,7 +747,7 @@ class _GamePolicy:
             a = self.bits[sid, pick] = _reroll_bits(game.dice, game.frozen, keep)
             if a & game.frozen_mask():
                 raise RuntimeError(f"optimal move {a} re-rolls a frozen die; dice {game.dice}")
-        moves[d] = a
+        self.turn_moves(game)[decision] = a
         return a
 
 
