@@ -24,8 +24,8 @@ docs/engines.md ("Scalar env speed"):
 
 | what | ratio |
 |---|---|
-| PokerNaKostyah-v0 / pyhtzee | 1.46x (CPU time, load 9; the command below the table) |
-| YahtzeeClassic-v0 / pyhtzee | 1.54x (the same run) |
+| PokerNaKostyah-v0 / pyhtzee | 1.67x (CPU time, load 8; the command below the table) |
+| YahtzeeClassic-v0 / pyhtzee | 1.78x (the same run) |
 | dice_poker_v0 (5 and 6 dice) / texas hold'em | 2.71x, 2.75x (CPU time, load 12) |
 | yahtzee_v0 russian, classic / texas hold'em | 5.41x, 6.18x (the same run) |
 | card_poker_v0 / texas hold'em | 3.49x (the same run) |

@@ -22,6 +22,7 @@ from envs.rules.scorecard import (
     Scorecard,
     ScorecardGame,
     make_rules,
+    rows_of,
 )
 from envs.table import TextRenderEnv
 
@@ -212,42 +213,51 @@ class YahtzeeEnv(TextRenderEnv):
         step (see :func:`_card_info`)."""
         game = self.game
         card = game.card
-        total, filled, bonus, ybonus, _ = card.__dict__.get("_info") or _card_info(card, before)
-        return {
-            "action_mask": mask,
-            "total": total,
-            "card": dict(filled),
-            "bonus": bonus,
-            "yahtzee_bonus": ybonus,
-            "rolls_used": game.rolls_used,
-        }
+        head, filled, _ = card.__dict__.get("_info") or _card_info(card, before)
+        info = head.copy()  # the card's part, in the info's key order
+        info["action_mask"] = mask
+        info["card"] = filled.copy()  # a user's edit of one info reaches no later info
+        info["rolls_used"] = game.rolls_used
+        return info
 
 
 def _card_info(card: Scorecard, before: Scorecard | None = None) -> tuple:
-    """What the info says of a card: ``(total, filled rows -> score, bonus, Yahtzee bonus,
-    the filled rows' (row, score) pairs)``, built once and kept on the card (``_info``; a
-    card never changes). ``before``: the card it was filled from, whose pairs then give
-    this card's with one row inserted."""
+    """What the info says of a card: ``(head, filled, pairs)``, ``head`` the info's keys in
+    order with ``total``, ``bonus`` and ``yahtzee_bonus`` filled in (the step's own values
+    None), ``filled`` the filled rows -> score in card order and ``pairs`` the same as
+    ``(row, score)`` pairs; built once and kept on the card (``_info``; a card never
+    changes). ``before``: the card it was filled from, whose pairs then give this card's
+    with one row inserted."""
     d = card.__dict__
     out = d.get("_info")
-    if out is None:
-        was = None if before is None else before.__dict__.get("_info")
-        if was is not None:
-            old_open = before._open_bits
-            new = old_open ^ d["_open_bits"]  # game.step fills one open row of ``before``
-        if was is not None and new & old_open == new and not new & (new - 1):
+    if out is not None:
+        return out
+    was = None if before is None else before.__dict__.get("_info")
+    pairs = None
+    if was is not None:
+        old_open = before._open_bits
+        new = old_open ^ d["_open_bits"]  # game.step fills one open row of ``before``
+        if new and new & old_open == new and not new & (new - 1):
             # one row filled: insert it after the filled rows above it (card order)
             k = new.bit_length() - 1
-            pairs = was[4]
             at = (~old_open & (new - 1)).bit_count()
-            pairs = (*pairs[:at], (d["rules"].rows[k], d["scores"][k]), *pairs[at:])
-        else:
-            # filled rows only: a row absent where open stacks under gymnasium's vector envs
-            # (a mask ``_row``), where None beside ints cannot
-            pairs = tuple(
-                [(r, s) for r, s in zip(card.rows, d["scores"], strict=True) if s is not None]
-            )
-        out = d["_info"] = (d["_total"], dict(pairs), d["bonus"], d["yahtzee_bonus"], pairs)
+            pairs = was[2]
+            pairs = (*pairs[:at], (rows_of(d["rules"])[k], d["scores"][k]), *pairs[at:])
+    if pairs is None:
+        # filled rows only: a row absent where open stacks under gymnasium's vector envs
+        # (a mask ``_row``), where None beside ints cannot
+        pairs = tuple(
+            [(r, s) for r, s in zip(card.rows, d["scores"], strict=True) if s is not None]
+        )
+    head = {
+        "action_mask": None,
+        "total": d["_total"],
+        "card": None,
+        "bonus": d["bonus"],
+        "yahtzee_bonus": d["yahtzee_bonus"],
+        "rolls_used": None,
+    }
+    out = d["_info"] = (head, dict(pairs), pairs)
     return out
 
 

@@ -241,6 +241,7 @@ class OwnView:
         self.step_tables = step_tables(rules)
         self.pack_points = _packer(len(rules.rows)).pack
         self.points_size = 4 * len(rules.rows)
+        self.no_points = bytes(self.points_size)  # 0.0 in every row
         self.dice_part = tuple(tuple(_dice_part(d, k) for k in range(MAX_ROLLS + 1)) for d in DICE)
 
         def lanes(rows) -> tuple[int, ...]:
@@ -274,23 +275,24 @@ class OwnView:
         """``(legal, dice, card, fill_points)``: the legal rows as a bit set and the
         observation's three parts as float32 bytes (the order of the layout)."""
         card = game.card
+        cd = card.__dict__
         di = _DICE_INDEX[game.dice]
         rolls_used = game.rolls_used
-        open_bits = card._open_bits
-        rules, st = self.rules, self.step_tables
-        if open_bits:
+        open_bits = cd["_open_bits"]
+        st = self.step_tables
+        if not open_bits:  # the game is over: no legal row, every gain 0
+            legal, points = 0, self.no_points
+        else:
+            rules = self.rules
             legal = legal_bits_one(rules, st, open_bits, di)
-            plain = plain_gains_one(rules, st, open_bits, card._upper_sum, di)
-        else:
-            legal, plain = 0, True
-        if plain:
-            points = (
-                self.lanes[rolls_used == 1][di]
-                & (_LANE_LO[legal & _LO] | _LANE_HI[legal >> _LO_BITS])
-            ).to_bytes(self.points_size, _ORDER_BYTES)
-        else:
-            points = self.pack_points(*game.state_view()[4])
-        card_part = card.__dict__.get("_obs_card") or self.card_bytes(card)
+            if plain_gains_one(rules, st, open_bits, cd["_upper_sum"], di):
+                points = (
+                    self.lanes[rolls_used == 1][di]
+                    & (_LANE_LO[legal & _LO] | _LANE_HI[legal >> _LO_BITS])
+                ).to_bytes(self.points_size, _ORDER_BYTES)
+            else:
+                points = self.pack_points(*game.state_view()[4])
+        card_part = cd.get("_obs_card") or self.card_bytes(card)
         if self.classic and st.yahtzee[di] and not open_bits >> _YAHTZEE & 1:  # the joker
             at = self.joker_at
             card_part = card_part[:at] + _PACK_1(1) + card_part[at + 4 :]

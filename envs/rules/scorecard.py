@@ -784,27 +784,31 @@ class Scorecard:
         :meth:`fill` returns, built without the dataclass's checks (the game knows the
         fill is legal)."""
         # the derived state follows from this card's by one row (as _derive would read it)
-        new = object.__new__(Scorecard)
         d = self.__dict__
-        rules = d["rules"]
         open_bits = d["_open_bits"] & ~(1 << k)
-        upper = k < 6
-        upper_sum = d["_upper_sum"] + score if upper else d["_upper_sum"]
-        stage = d["_stage"]
-        if stage == 1 and upper and not open_bits & _UPPER_BITS:
-            stage = 2
         scores = d["scores"]
+        upper_sum = d["_upper_sum"]
+        stage = d["_stage"]
+        ys = d["_yahtzee_scored"]
+        if k < 6:
+            upper_sum += score
+            if stage == 1 and not open_bits & _UPPER_BITS:
+                stage = 2
+        elif k == _YAHTZEE_ROW and score == 50 and stage == 0:  # stage 0: classic
+            ys = True
+        new = object.__new__(Scorecard)
         new.__dict__.update(
-            rules=rules,
-            scores=(*scores[:k], score, *scores[k + 1 :]),
-            bonus=d["bonus"] + bonus,
-            yahtzee_bonus=d["yahtzee_bonus"] + ybonus,
-            _stage=stage,
-            _upper_sum=upper_sum,
-            _total=d["_total"] + score + bonus + ybonus,
-            _yahtzee_scored=d["_yahtzee_scored"]
-            or (k == _YAHTZEE_ROW and score == 50 and rules.rules == "classic"),
-            _open_bits=open_bits,
+            {
+                "rules": d["rules"],
+                "scores": (*scores[:k], score, *scores[k + 1 :]),
+                "bonus": d["bonus"] + bonus,
+                "yahtzee_bonus": d["yahtzee_bonus"] + ybonus,
+                "_stage": stage,
+                "_upper_sum": upper_sum,
+                "_total": d["_total"] + score + bonus + ybonus,
+                "_yahtzee_scored": ys,
+                "_open_bits": open_bits,
+            }
         )
         return new
 
@@ -1186,6 +1190,8 @@ class ScorecardGame:
         di = _DICE_INDEX[self.dice]
         if type(action) is not int or not card._open_bits:
             legal = self.is_legal(action)
+            if legal:
+                action = int(action)
         elif 0 < action < N_REROLL_ACTIONS:  # a re-roll, the common case
             legal = self.rolls_used < MAX_ROLLS
         else:  # a fill: legal_rows_one as a bit set
@@ -1202,7 +1208,6 @@ class ScorecardGame:
             )
             rerolls = "1..31 (re-roll)" if self.rolls_used < MAX_ROLLS else "no re-roll (roll 3/3)"
             raise ValueError(f"illegal action {action!r}; legal actions are {rerolls}, {rows}")
-        action = int(action)
         faces = None if chance is None else check_dice(chance, N_DICE)
         if action < N_REROLL_ACTIONS:
             if faces is None:  # as roll(rng, n): one draw below 6**n indexes the ordered rolls
