@@ -146,6 +146,8 @@ SCRIPTS = {
     for p in sorted((ROOT / folder).glob("*.py"))
     if 'if __name__ == "__main__":' in p.read_text() and not _is_shim(p)
 }
+
+
 def _scripts_imported(path: Path) -> list[str]:
     found = set()
     for m in _imports(path):

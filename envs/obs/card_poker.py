@@ -135,18 +135,22 @@ def observe(game: CardPokerGame, seat: int, deals_left: int = 0, net: float = 0.
         cards[i] = 1.0
     place, percentile = _strength_fields(ev)[ev.strength(hand)]
     # the fields in layout order as one list (layout() checks the order)
-    flat = cards + _PHASES[game.phase] + [
-        place,
-        percentile,
-        game.pot,
-        game.level,
-        game.reveal_cost,
-        game.n_bids,
-        game.bids_left,
-        game.position(seat),
-        deals_left,
-        net,
-    ]
+    flat = (
+        cards
+        + _PHASES[game.phase]
+        + [
+            place,
+            percentile,
+            game.pot,
+            game.level,
+            game.reveal_cost,
+            game.n_bids,
+            game.bids_left,
+            game.position(seat),
+            deals_left,
+            net,
+        ]
+    )
     # per-player fields from the seat on: each list rotated to start there
     for values in (game.stacks, game.drawn, game.in_play, game.bids_made, game.bid_chips):
         flat += values[seat:]

@@ -1,6 +1,5 @@
 """One deal of card poker and sessions (docs/rules.md section 3)."""
 
-
 import numpy as np
 import pytest
 

@@ -187,9 +187,7 @@ def test_vector_env_takes_illegal_action_like_every_env():
     """Issue 23's illegal_action on RLlib's vector env: "terminate" ends the game with the
     penalty and the next step restarts it; "penalize" pays it and truncates after
     max_illegal_steps; "raise" stays the default; a bad option is refused up front."""
-    vec = _vector(
-        "YahtzeeClassic-v0", 2, illegal_action="terminate", illegal_penalty=-3.0
-    )
+    vec = _vector("YahtzeeClassic-v0", 2, illegal_action="terminate", illegal_penalty=-3.0)
     obs, _ = vec.reset(seed=0)
     legal = int(np.flatnonzero(obs["action_mask"][1])[0])
     obs, rewards, terminated, truncated, infos = vec.step(np.array([0, legal]))  # 0: illegal
