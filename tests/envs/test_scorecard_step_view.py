@@ -1,5 +1,8 @@
 """The scorecard env's per-step outputs (envs.obs.scorecard.StepView and the info's per-card
-part) against the reference forms: OwnView's observation, the game's action mask, the card."""
+part) against the reference forms: OwnView's observation, the game's action mask, the card;
+and a fill's new card (``Scorecard._filled``, derived from the old card by one row) and its
+info part (``envs.scorecard._card_info``, by one insertion) against the card built from its
+scores."""
 
 from __future__ import annotations
 
@@ -12,7 +15,8 @@ import pytest
 
 import envs  # noqa: F401  (registers the ids)
 from envs.obs.scorecard import StepView, own_view
-from envs.rules.scorecard import ScorecardGame, make_rules
+from envs.rules.scorecard import Scorecard, ScorecardGame, make_rules
+from envs.scorecard import _card_info
 
 RULES = [
     ("russian", {}),
@@ -99,3 +103,39 @@ def test_the_info_card_is_the_filled_rows_in_card_order(env_id):
         _, _, terminated, _, info = env.step(int(legal[rng.integers(len(legal))]))
         if terminated:
             _, info = env.reset()
+
+
+DERIVED = ("_stage", "_upper_sum", "_total", "_yahtzee_scored", "_open_bits")
+
+
+@pytest.mark.parametrize(("rules", "options"), RULES)
+def test_a_filled_card_is_the_card_its_scores_make(rules, options):
+    r = make_rules(rules, **options)
+    rng = np.random.default_rng(11)
+    fills = 0
+    for _ in range(60):
+        game = ScorecardGame(rng, r)
+        _card_info(game.card)
+        while not game.done:
+            before = game.card
+            actions = game.legal_actions()
+            game.step(actions[int(rng.integers(len(actions)))])
+            card = game.card
+            if card is before:
+                continue
+            fills += 1
+            want = Scorecard(r, card.scores, card.bonus, card.yahtzee_bonus)
+            assert card == want
+            for name in DERIVED:
+                assert card.__dict__[name] == want.__dict__[name], name
+            # the info part by insertion into the previous card's is the one built anew
+            head, filled, pairs = _card_info(card, before)
+            fresh = _card_info(Scorecard(r, card.scores, card.bonus, card.yahtzee_bonus))
+            assert list(filled.items()) == list(fresh[1].items()) == list(pairs)
+            assert head == fresh[0]
+            assert (head["total"], head["bonus"], head["yahtzee_bonus"]) == (
+                card.total,
+                card.bonus,
+                card.yahtzee_bonus,
+            )
+    assert fills == 60 * len(r.rows)
