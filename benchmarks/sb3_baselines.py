@@ -342,15 +342,22 @@ def references(game: str, n_games: int) -> dict[str, dict[str, float]]:
 
 
 def run_one(
-    algo: Algo, game: str, seed: int, budget: int, n_eval: int, penalty: float = UNAWARE_PENALTY
+    algo: Algo,
+    game: str,
+    seed: int,
+    budget: int,
+    n_eval: int,
+    penalty: float = UNAWARE_PENALTY,
+    training: str = UNAWARE_TRAINING,
 ) -> dict[str, Any]:
     """Train ``algo`` on ``game`` for ``budget`` steps with ``seed`` (a mask-unaware one
-    paying ``penalty`` per illegal action); its evaluation."""
+    with ``illegal_action=training``, paying ``penalty`` per illegal action); its
+    evaluation."""
     import torch
 
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # small MLPs: more threads only contend (and runs stay comparable)
-    mode = "raise" if algo.masked else UNAWARE_TRAINING
+    mode = "raise" if algo.masked else training
     vec = BatchedVecEnv(
         gym_id(game),
         algo.n_envs,
@@ -486,6 +493,17 @@ def header(record: dict[str, Any]) -> list[str]:
     return lines + [""]
 
 
+def unaware_note(record: dict[str, Any]) -> str:
+    """How the record's mask-unaware rows trained, in one sentence."""
+    mode = record.get("unaware_training", UNAWARE_TRAINING)
+    penalty = record.get("unaware_penalty", UNAWARE_PENALTY)
+    ends = "100 in a row end the episode" if mode == "penalize" else "it ends the episode"
+    return (
+        f'Mask-unaware rows train with illegal_action="{mode}" ({penalty:g} per illegal '
+        f"action, {ends})."
+    )
+
+
 def table(record: dict[str, Any]) -> str:
     """The markdown table: the settings, then one row per (game, algorithm), seeds pooled."""
     runs, refs, optima = record["runs"], record["references"], record["optimal"]
@@ -542,9 +560,8 @@ def table(record: dict[str, Any]) -> str:
         "(SB3's evaluation default); illegal: the games a mask-unaware model ended so with an "
         "illegal action (scored as they stood). Sampled: the model sampling its policy on "
         "the same deals, a mask-unaware model's illegal actions ignored (it samples again). "
-        'Mask-unaware rows train with illegal_action="penalize" '
-        f"({record.get('unaware_penalty', UNAWARE_PENALTY):g} per illegal action, 100 in a row "
-        "end the episode). "
+        + unaware_note(record)
+        + " "
         "Train s/run: wall seconds at "
         "the machine's load, this process's CPU seconds in brackets.",
     ]
@@ -558,14 +575,15 @@ def _resumed(args, out_json: Path, algos: list[str]) -> dict[str, Any]:
     evaluation = {
         "eval_games": args.eval_games,
         "eval_seed": EVAL_SEED,
-        "unaware_training": UNAWARE_TRAINING,
+        "unaware_training": args.unaware_training,
         "unaware_penalty": args.unaware_penalty,
     }
     settings = {name: ALGOS[name].resolved(args.budget) for name in algos}
     if not out_json.exists():
         return {**evaluation, "settings": settings, "optimal": {}, "references": {}, "runs": []}
     done = json.loads(out_json.read_text())
-    done.setdefault("unaware_penalty", UNAWARE_PENALTY)  # a record from before the option
+    done.setdefault("unaware_penalty", UNAWARE_PENALTY)  # a record from before the options
+    done.setdefault("unaware_training", UNAWARE_TRAINING)
     differ = [f"{k}={done.get(k)} (this command: {v})" for k, v in evaluation.items()
               if done.get(k) != v]  # fmt: skip
     measured = {r["algo"] for r in done["runs"]}  # an algorithm without runs may change
@@ -607,6 +625,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         default=UNAWARE_PENALTY,
         help="what a mask-unaware row pays per illegal action while training, in points "
         f"(before reward_scale) or chips (default {UNAWARE_PENALTY:g})",
+    )
+    parser.add_argument(
+        "--unaware-training",
+        choices=("penalize", "terminate"),
+        default=UNAWARE_TRAINING,
+        help="the illegal_action mode mask-unaware rows train with (default "
+        f"{UNAWARE_TRAINING}; the evaluation is the same either way)",
     )
     parser.add_argument(
         "--out",
@@ -675,7 +700,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(f"--resume: {len(done)} runs kept from {out_json}, {len(todo)} to measure")
     for k, (game, name, seed) in enumerate(todo, 1):
         budget = record["settings"][name]["budget"]
-        run = run_one(ALGOS[name], game, seed, budget, args.eval_games, args.unaware_penalty)
+        run = run_one(
+            ALGOS[name], game, seed, budget, args.eval_games, args.unaware_penalty,
+            args.unaware_training,
+        )  # fmt: skip
         record["runs"].append(run)
         _save(record, args.out)  # after every run: a kill loses at most the run in hand
         best = record["optimal"][game]

@@ -210,7 +210,8 @@ def test_a_row_runs_only_on_its_games(tiny, tmp_path):
     assert [r["algo"] for r in result["runs"]] == ["PPO"]
 
 
-def test_the_unaware_rows_train_with_the_given_penalty(tiny, tmp_path, monkeypatch):
+@pytest.mark.parametrize("mode", ["penalize", "terminate"])
+def test_the_unaware_rows_train_with_the_given_mode_and_penalty(tiny, tmp_path, monkeypatch, mode):
     built = []
     vec_env = sb3_baselines.BatchedVecEnv
 
@@ -221,12 +222,19 @@ def test_the_unaware_rows_train_with_the_given_penalty(tiny, tmp_path, monkeypat
     monkeypatch.setattr(sb3_baselines, "BatchedVecEnv", recorded)
     out = tmp_path / "table.md"
     args = ["--budget", "64", "--seeds", "1", "--eval-games", "4", "--out", str(out)]
-    result = sb3_baselines.main([*args, "--only", "PPO,MaskablePPO,dice_poker",
-                                 "--unaware-penalty", "-50"])  # fmt: skip
-    training = [k for k in built if k["illegal_action"] in ("penalize", "raise") and "seed" in k
-                and k["seed"] == 0]  # fmt: skip
-    assert {"illegal_action": "penalize", "illegal_penalty": -50.0}.items() <= training[0].items()
-    assert "illegal_penalty" not in training[1]  # a mask-aware row never pays one
-    assert result["unaware_penalty"] == -50.0 and "(-50 per illegal action" in out.read_text()
+    unaware = ["--unaware-penalty", "-50", "--unaware-training", mode]
+    result = sb3_baselines.main([*args, "--only", "PPO,MaskablePPO,dice_poker", *unaware])
+    assert sb3_baselines.EVAL_SEED != 0
+    training = [k for k in built if k["seed"] == 0]  # the evaluations' envs: EVAL_SEED
+    assert len(training) == 2
+    assert {"illegal_action": mode, "illegal_penalty": -50.0}.items() <= training[0].items()
+    assert training[1]["illegal_action"] == "raise" and "illegal_penalty" not in training[1]
+    assert result["unaware_penalty"] == -50.0 and result["unaware_training"] == mode
+    assert f'illegal_action="{mode}" (-50 per illegal action' in out.read_text()
     with pytest.raises(SystemExit, match="unaware_penalty=-50.0 \\(this command: -1.0\\)"):
-        sb3_baselines.main([*args, "--only", "PPO,dice_poker", "--resume"])
+        sb3_baselines.main([*args, "--only", "PPO,dice_poker", "--resume",
+                            "--unaware-training", mode])  # fmt: skip
+    other = {"penalize": "terminate", "terminate": "penalize"}[mode]
+    with pytest.raises(SystemExit, match=f"unaware_training={mode} \\(this command: {other}\\)"):
+        sb3_baselines.main([*args, "--only", "PPO,dice_poker", "--resume",
+                            "--unaware-penalty", "-50", "--unaware-training", other])  # fmt: skip
