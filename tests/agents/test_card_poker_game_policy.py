@@ -64,3 +64,18 @@ def test_quick_game_policy_is_none_for_other_rules_or_another_act():
             return np.zeros(len(observations), dtype=np.int64)
 
     assert Other().game_policy(CardPokerRules()) is None
+
+
+@pytest.mark.parametrize("rules", RULES[:3], ids=str)
+@pytest.mark.parametrize("n_players", [2, 5])
+def test_random_game_policy_is_act(rules, n_players):
+    """The same picks from the same numbers: the two Generators end in the same state."""
+    agent, twin, decisions = _sessions("random", rules, n_players, 12)
+    assert min(decisions.values()) > 30
+    assert agent.rng.bit_generator.state == twin.rng.bit_generator.state
+
+
+def test_random_game_policy_only_for_card_poker():
+    from envs.rules.dice_poker import DicePokerRules
+
+    assert make_agent("random", "dice_poker").game_policy(DicePokerRules()) is None
