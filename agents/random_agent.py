@@ -7,7 +7,6 @@ import numpy as np
 from agents.base import Agent, legal_actions
 from agents.seeding import CheapSeeded
 from envs.rules.card_poker import CardPokerRules
-from envs.rules.dice import below_drawer
 
 
 class RandomAgent(CheapSeeded, Agent):
@@ -64,9 +63,10 @@ class RandomAgent(CheapSeeded, Agent):
         ``envs.rules.card_poker.CardPokerGame`` (the shortcut ``CardPoker-v0`` takes), read
         from the game's legal actions (ascending, as the mask lists them) instead of an
         encoded observation and a mask: ``choice`` over ``k`` of them draws
-        ``integers(0, k)``, here Lemire's draw on the generator's ``next_uint32``
-        (:func:`envs.rules.dice.below_drawer`), so the same pick and the same Generator
-        state. None for the other games."""
+        ``integers(0, k)``, and so does the policy, so the same pick and the same Generator
+        state (the generator is new each deal: binding its ctypes interface for
+        :func:`envs.rules.dice.below_drawer` would cost more than the draws it saves).
+        None for the other games."""
         if not isinstance(rules, CardPokerRules):
             return None
         return _RandomGamePolicy(self)
@@ -74,20 +74,13 @@ class RandomAgent(CheapSeeded, Agent):
 
 class _RandomGamePolicy:
     """:meth:`RandomAgent.game_policy` (a class, so that an env holding it pickles and
-    copies); the drawer is bound once per Generator (a new one after each seed)."""
+    copies)."""
 
     def __init__(self, agent: RandomAgent) -> None:
         self.agent = agent
-        self._rng = self._below = None
 
     def __call__(self, game) -> int:
         legal = game._legal_now()
         if len(legal) == 1:
             return legal[0]  # integers(0, 1) draws nothing
-        rng = self.agent.rng
-        if rng is not self._rng:
-            self._rng, self._below = rng, below_drawer(rng)
-        return legal[self._below(len(legal))]
-
-    def __getstate__(self) -> dict:  # the drawer holds ctypes pointers: bound anew
-        return {"agent": self.agent, "_rng": None, "_below": None}
+        return legal[int(self.agent.rng.integers(len(legal)))]
