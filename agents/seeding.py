@@ -22,18 +22,18 @@ from numpy.random.bit_generator import ISpawnableSeedSequence
 # the SeedSequence hash of numpy.random.bit_generator (generate_state's constants)
 _INIT_B, _MULT_B = 0x8B51F9DD, 0x58F38DED
 _MASK32 = 0xFFFFFFFF
+# generate_state's hash constant runs through the same values whatever the pool: per
+# output word, the constant it is XORed with and the one it is multiplied by
+_HASH = [(_INIT_B * _MULT_B**i & _MASK32, _INIT_B * _MULT_B ** (i + 1) & _MASK32) for i in range(8)]
 
 
 def pcg64_words(pool) -> list[int]:
     """``SeedSequence.generate_state(4, np.uint64)`` of a sequence whose entropy pool is
     ``pool`` (four uint32 words), as Python ints: eight 32-bit words of the pool's hash,
     paired little end first."""
-    h = _INIT_B
     out = []
-    for i in range(8):
-        v = pool[i & 3] ^ h
-        h = h * _MULT_B & _MASK32
-        v = v * h & _MASK32
+    for p, (x, m) in zip(pool + pool, _HASH, strict=True):
+        v = (p ^ x) * m & _MASK32
         out.append(v ^ v >> 16)
     return [
         out[0] | out[1] << 32,
