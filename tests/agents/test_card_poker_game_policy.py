@@ -79,3 +79,28 @@ def test_random_game_policy_only_for_card_poker():
     from envs.rules.dice_poker import DicePokerRules
 
     assert make_agent("random", "dice_poker").game_policy(DicePokerRules()) is None
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+@pytest.mark.parametrize("opponents", ["quick", "random"])
+def test_an_env_seating_them_copies_mid_session(opponents, how):
+    """The policies travel with a copied env: the copy plays on as the original does."""
+    import copy
+    import pickle
+
+    import gymnasium as gym
+
+    env = gym.make("CardPoker-v0", n_players=4, opponents=opponents, episode="session")
+    env.reset(seed=3)
+    pick = np.random.default_rng(0)
+    for _ in range(15):
+        legal = np.flatnonzero(env.unwrapped.action_masks())
+        env.step(int(pick.choice(legal)))
+    twin = copy.deepcopy(env) if how == "deepcopy" else pickle.loads(pickle.dumps(env))
+    for _ in range(40):
+        legal = np.flatnonzero(env.unwrapped.action_masks())
+        if not len(legal):
+            break
+        action = int(pick.choice(legal))
+        a, b = env.step(action), twin.step(action)
+        assert np.array_equal(a[0], b[0]) and a[1:4] == b[1:4]
