@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, legal_actions
+from agents.seeding import CheapSeeded
+from envs.rules.card_poker import CardPokerRules
 
 
-class RandomAgent(Agent):
+class RandomAgent(CheapSeeded, Agent):
     name = "random"
 
     def __init__(self, game: str | None = None, **rules) -> None:
@@ -55,3 +57,30 @@ class RandomAgent(Agent):
             return listed[sid * width + self.rng.integers(0, counts[sid])]
 
         return act
+
+    def game_policy(self, rules):
+        """``policy(game) -> int``: :meth:`act` for the player to act in an
+        ``envs.rules.card_poker.CardPokerGame`` (the shortcut ``CardPoker-v0`` takes), read
+        from the game's legal actions (ascending, as the mask lists them) instead of an
+        encoded observation and a mask: ``choice`` over ``k`` of them draws
+        ``integers(0, k)``, and so does the policy, so the same pick and the same Generator
+        state (the generator is new each deal: binding its ctypes interface for
+        :func:`envs.rules.dice.below_drawer` would cost more than the draws it saves).
+        None for the other games."""
+        if not isinstance(rules, CardPokerRules):
+            return None
+        return _RandomGamePolicy(self)
+
+
+class _RandomGamePolicy:
+    """:meth:`RandomAgent.game_policy` (a class, so that an env holding it pickles and
+    copies)."""
+
+    def __init__(self, agent: RandomAgent) -> None:
+        self.agent = agent
+
+    def __call__(self, game) -> int:
+        legal = game._legal_now()
+        if len(legal) == 1:
+            return legal[0]  # integers(0, 1) draws nothing
+        return legal[int(self.agent.rng.integers(len(legal)))]

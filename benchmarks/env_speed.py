@@ -32,11 +32,11 @@ docs/engines.md ("Scalar env speed"):
 | evaluate_hand 36, 54 cards / treys | 1.07x, 0.89x; bound 1.35x, 1.11x (CPU time, load 11) |
 | DicePoker-v0 heuristic, optimal | 5,823, 7,621 steps/s (1.12x, 1.15x before; CPU, load 8) |
 | DicePoker6-v0 heuristic, optimal | 5,105, 5,962 steps/s (1.16x, 1.09x; the same run) |
-| CardPoker-v0 careful, random, quick | 2,233, 2,704, 1,041 steps/s (2.2x, 1.27x, 1.15x; load 8) |
+| CardPoker-v0 careful, random, quick | 2,510, 4,877, 5,755 steps/s (1.11x, 1.8x, 5.3x; load 5-6) |
 
 The scorecard rows: ``--only PokerNaKostyah,YahtzeeClassic,pyhtzee --steps 3000 --repeats
 7``; the card rows: ``--only CardPoker-v0 --steps 1000 --repeats 3`` (CPU time), main and
-this code alternated in two rounds (the ratios: to main); the AEC rows: ``--only
+this code alternated in three rounds (medians; the ratios: to main); the AEC rows: ``--only
 card_poker_v0,dice_poker_v0,yahtzee_v0,texas,leduc --steps 1000 --repeats 5``; the
 evaluator: ``--only evaluate_hand,treys,phevaluator,batched --hands 20000 --repeats 7``
 (bound: ``value = hand_evaluator(**variant)``, then ``value(cards)``); the dice-poker rows:

@@ -42,6 +42,7 @@ from envs.rules.card_poker import (
     REVEAL,
     CardPokerRules,
     Phase,
+    max_exchange,
     reveal_cost,
 )
 
@@ -105,6 +106,20 @@ class CardPokerQuick(Agent):
 
         return act
 
+    def game_policy(self, rules: CardPokerRules):
+        """``policy(game) -> int``: :meth:`act` for the player to act in an
+        ``envs.rules.card_poker.CardPokerGame`` of ``rules``, read from the game's state in
+        plain Python instead of an encoded observation, a mask and one-row arrays (the
+        shortcut ``CardPoker-v0`` takes): the same choices. None for other rules, or for a
+        subclass whose :meth:`act` decides otherwise."""
+        own = type(self)
+        if rules != self.rules or (own.act, own.act_batch) != (
+            CardPokerQuick.act,
+            CardPokerQuick.act_batch,
+        ):
+            return None
+        return _QuickGamePolicy(self)
+
     def _decide(self, hands, draw, strength, f, masks) -> np.ndarray:
         """The draw of the rows in the draw phase, the bet of the others: ``hands`` sorted
         deck indices, ``strength`` the hand's (the evaluator's index), ``f`` the betting
@@ -148,6 +163,93 @@ class CardPokerQuick(Agent):
         """Chance to hold the best hand among the players still in (``careful``'s model)."""
         strength = self.batch.sorted_strengths(hands.astype(np.int8))
         return win_chance_of_strengths(strength, f, self._beats, self.bid_penalty)
+
+
+class _QuickGamePolicy:
+    """:meth:`CardPokerQuick.game_policy` (a class, so that an env holding it pickles and
+    copies). Per strength (the evaluator's index) it keeps whether the hand stands pat (a
+    category from the full house up, as :meth:`CardPokerQuick._draw` reads it) and, per
+    cards exchanged and bids made, the factor ``beat ** (1 + bid_penalty * bids)`` of
+    :func:`win_chance_of_strengths`, each row computed by the same array power; the keep
+    rule of a hand is worked out on its five cards once and kept."""
+
+    def __init__(self, agent: CardPokerQuick) -> None:
+        self.agent = agent
+        self.rules = agent.rules
+        self.ev = agent.rules.evaluator
+        places = agent.batch.place.astype(np.int64)
+        self.stands = (agent._category[places] >= Category.FULL_HOUSE).tolist()
+        self.rank, self.suit = agent._rank.tolist(), agent._suit.tolist()
+        self.joker = agent._joker.tolist()
+        self.factors: list[list[list[float]]] = [[] for _ in agent._beats]
+        self.exchanges: dict[tuple[int, ...], int] = {}
+
+    def factor(self, drawn: int, bids: int) -> list[float]:
+        """Per strength, the chance factor against an opponent who exchanged ``drawn`` cards
+        and bid ``bids`` times (the batched ``beat ** power`` on the whole row)."""
+        rows = self.factors[drawn]
+        while len(rows) <= bids:
+            beat = self.agent._beats[drawn]
+            power = np.full(beat.shape, 1 + self.agent.bid_penalty * float(len(rows)))
+            rows.append((beat**power).tolist())
+        return rows[bids]
+
+    def exchange(self, hand: tuple[int, ...]) -> int:
+        """:meth:`CardPokerQuick._draw`'s keep rule on one sorted hand, before the fee."""
+        out = self.exchanges.get(hand)
+        if out is not None:
+            return out
+        rank = [self.rank[c] for c in hand]
+        suit = [self.suit[c] for c in hand]
+        joker = [self.joker[c] for c in hand]
+        paired = [not joker[i] and rank.count(rank[i]) >= 2 for i in range(HAND_SIZE)]
+        keep = [joker[i] or paired[i] for i in range(HAND_SIZE)]
+        any_paired = any(paired)
+        naturals = [i for i in range(HAND_SIZE) if not joker[i]]
+        if not any_paired and naturals:
+            keep[naturals[-1]] = True  # the highest natural card: the last in deck order
+        if self.agent._flushes and not any_paired:
+            jokers = sum(joker)
+            four = [not joker[i] and suit.count(suit[i]) + jokers >= 4 for i in range(HAND_SIZE)]
+            if any(four):
+                keep = [four[i] or joker[i] for i in range(HAND_SIZE)]
+        out = sum(1 << i for i in range(HAND_SIZE) if not keep[i])
+        if len(self.exchanges) >= 1 << 16:
+            self.exchanges.clear()
+        self.exchanges[hand] = out
+        return out
+
+    def __call__(self, game) -> int:
+        agent = self.agent
+        seat = game.current_player
+        hand = game.hands[seat]
+        strength = self.ev.strength(hand)
+        if game.phase is Phase.DRAW:
+            if self.stands[strength]:
+                return 0
+            out = self.exchange(hand)
+            most = max_exchange(game.stacks[seat], self.rules.draw_fee)
+            return out if out.bit_count() <= most else 0
+        pot, cost = game.pot, game.reveal_cost
+        if pot + cost >= 1 << 24:  # the observation's float32 would round them: as ever
+            from envs.obs.card_poker import observe
+
+            return agent.act(observe(game, seat), game.action_mask())
+        n = game.n_players
+        chance = 1.0
+        for k in range(1, n):
+            other = (seat + k) % n
+            if game.in_play[other]:
+                chance *= self.factor(max(game.drawn[other], 0), game.bids_made[other])[strength]
+        legal = game._legal_now()
+        bids = [a for a in legal if a >= FIRST_BID]
+        threshold = agent.bid_threshold
+        if bids and chance >= threshold:
+            share = (chance - threshold) / (1 - threshold)
+            return bids[0] + round(share * (len(bids) - 1))
+        if REVEAL in legal and chance * (pot + cost) > cost:
+            return REVEAL
+        return PASS
 
 
 def decode_batch(n_cards: int, observations, action_masks) -> tuple[dict, np.ndarray, np.ndarray]:

@@ -57,6 +57,9 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 6
 _DISCARDS_UP_TO = [
     tuple(a for a in range(N_DISCARDS) if a.bit_count() <= k) for k in range(HAND_SIZE + 1)
 ]
+# per discard set, the places in the sorted hand of the cards it exchanges and keeps
+_OUT_PLACES = [tuple(i for i in range(HAND_SIZE) if a >> i & 1) for a in range(N_DISCARDS)]
+_KEEP_PLACES = [tuple(i for i in range(HAND_SIZE) if not a >> i & 1) for a in range(N_DISCARDS)]
 # the same as rows of a mask over the discard actions: DISCARD_MASKS[k][a]
 DISCARD_MASKS = np.array(
     [[a in allowed for a in range(N_DISCARDS)] for allowed in _DISCARDS_UP_TO], dtype=bool
@@ -186,11 +189,13 @@ _EVALUATORS: dict[CardPokerRules, HandEvaluator] = {}
 class _Legal:
     """The legal actions of one rule set by the few numbers they depend on, listed once:
     a draw by the most cards the player can pay to exchange, a bet by the player's stack,
-    the previous bid and the bids made so far (``tuple`` and mask)."""
+    the previous bid and the bids made so far (``tuple`` and mask); and each action's
+    text for the log (``describe_action``)."""
 
     def __init__(self, rules: CardPokerRules) -> None:
         self.rules = rules
         self.n_actions = rules.n_actions
+        self.texts = tuple(rules.describe_action(a) for a in range(rules.n_actions))
         self._draw = [tuple(allowed) for allowed in _DISCARDS_UP_TO]
         self._bet: dict[tuple[int, int, int], tuple[int, ...]] = {}
         self._masks: dict[tuple, np.ndarray] = {}
@@ -296,13 +301,13 @@ class CardPokerGame:
         self.stacks = [chips - rules.ante for chips in stacks]
         self.pot = rules.ante * n_players
         if deck_order is None:
-            self.stock = rng.permutation(self.deck.size).tolist()
+            cards = rng.permutation(self.deck.size).tolist()
         else:
-            self.stock = check_deck_order(deck_order, self.deck.size, "deck_order")
+            cards = check_deck_order(deck_order, self.deck.size, "deck_order")
         self.hands: list[tuple[int, ...]] = [()] * n_players
-        for seat in self.order:
-            self.hands[seat] = tuple(sorted(self.stock[:HAND_SIZE]))
-            del self.stock[:HAND_SIZE]
+        for i, seat in enumerate(self.order):
+            self.hands[seat] = tuple(sorted(cards[i * HAND_SIZE : (i + 1) * HAND_SIZE]))
+        self.stock = cards[n_players * HAND_SIZE :]
         self.discards: list[int] = []
         self.drawn = [-1] * n_players  # cards exchanged; -1 before the player's draw
         self.in_play = [True] * n_players
@@ -331,7 +336,7 @@ class CardPokerGame:
 
     @property
     def reveal_cost(self) -> int:
-        return reveal_cost(self.level, self.rules.min_bid)
+        return self.level or self.rules.min_bid  # reveal_cost() on one number
 
     @property
     def bids_left(self) -> int:
@@ -380,19 +385,18 @@ class CardPokerGame:
         if chance is not None:
             chance = check_deck_order(chance, self.deck.size, "chance")
         legal = self._legal_now()
-        if (
-            isinstance(action, bool)
-            or not isinstance(action, int | np.integer)
-            or int(action) not in legal
-        ):
-            raise ValueError(
-                f"illegal action {action!r} for seat {self.current_player} in the "
-                f"{self.phase.name.lower()} phase: legal actions now are {list(legal)}"
-                + (" (the deal is over)" if self.done else "")
-            )
-        action = int(action)
-        seat = self.current_player
-        if self.phase == Phase.DRAW:
+        if type(action) is not int:  # a numpy integer is one too; a bool is not
+            if (
+                isinstance(action, bool)
+                or not isinstance(action, int | np.integer)
+                or int(action) not in legal
+            ):
+                self._illegal(action, legal)
+            action = int(action)
+        elif action not in legal:
+            self._illegal(action, legal)
+        seat = self.order[self._turn]
+        if self.phase is Phase.DRAW:
             self._draw(seat, action, chance)
         elif action == PASS:
             self.in_play[seat] = False
@@ -417,20 +421,25 @@ class CardPokerGame:
             self._log(seat, action, amount)
             self._next_bidder()
 
+    def _illegal(self, action, legal: tuple[int, ...]) -> None:
+        raise ValueError(
+            f"illegal action {action!r} for seat {self.current_player} in the "
+            f"{self.phase.name.lower()} phase: legal actions now are {list(legal)}"
+            + (" (the deal is over)" if self.done else "")
+        )
+
     def _pay(self, seat: int, chips: int) -> None:
         assert chips <= self.stacks[seat], "legal actions are always affordable"
         self.stacks[seat] -= chips
         self.pot += chips
 
     def _log(self, seat: int, action: int, paid: int) -> None:
-        self.events.append(
-            Event(seat, self.phase, action, paid, self.rules.describe_action(action))
-        )
+        self.events.append(Event(seat, self.phase, action, paid, self._legal.texts[action]))
 
     def _draw(self, seat: int, action: int, chance: list[int] | None) -> None:
-        hand = list(self.hands[seat])
-        out = [c for i, c in enumerate(hand) if action >> i & 1]
-        keep = [c for i, c in enumerate(hand) if not action >> i & 1]
+        hand = self.hands[seat]
+        out = [hand[i] for i in _OUT_PLACES[action]]
+        keep = [hand[i] for i in _KEEP_PLACES[action]]
         if len(self.stock) < len(out):
             # Earlier discards become the new stock; this player's are set aside.
             if chance is None:
