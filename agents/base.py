@@ -8,6 +8,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from agents.seeding import seeded_generator
+
 #: What a ``table_policy`` returns: ``act(rows) -> actions`` at a dice engine
 #: (``BatchedDicePoker``: the player to act at each of the tables ``rows``), or
 #: ``act(tables, seats) -> actions`` at a card engine (``BatchedCardPoker``: the seat
@@ -59,7 +61,7 @@ class Agent(ABC):
     def rng(self) -> np.random.Generator:
         """The agent's own random generator."""
         if self._rng is None:
-            self._rng = np.random.default_rng(self._rng_seed)
+            self._rng = seeded_generator(self._rng_seed)  # default_rng(seed), cheaper
         return self._rng
 
     @rng.setter

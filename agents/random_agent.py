@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, legal_actions
-from agents.seeding import CheapSeeded
 from envs.rules.card_poker import CardPokerRules
 
 
-class RandomAgent(CheapSeeded, Agent):
+class RandomAgent(Agent):
     name = "random"
 
     def __init__(self, game: str | None = None, **rules) -> None:

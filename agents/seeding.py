@@ -73,20 +73,4 @@ def seeded_generator(seed=None) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-class CheapSeeded:
-    """For an ``agents.base.Agent`` that draws in every game: its lazily made ``rng`` comes
-    from :func:`seeded_generator` (the stream ``default_rng`` gives, made faster)."""
-
-    @property
-    def rng(self) -> np.random.Generator:
-        """The agent's own random generator."""
-        if self._rng is None:
-            self._rng = seeded_generator(self._rng_seed)
-        return self._rng
-
-    @rng.setter
-    def rng(self, value: np.random.Generator) -> None:
-        self._rng = value
-
-
-__all__ = ["CheapSeeded", "pcg64_words", "seeded_generator"]
+__all__ = ["pcg64_words", "seeded_generator"]

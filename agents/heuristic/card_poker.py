@@ -26,7 +26,6 @@ from functools import cache
 import numpy as np
 
 from agents.base import Agent, legal_actions
-from agents.seeding import CheapSeeded
 from envs import games
 from envs.obs.card_poker import decode_observation
 from envs.rules.card_hands import HandSums
@@ -145,7 +144,7 @@ def final_strengths(rules: CardPokerRules, deals: int = 1500, samples: int = 24)
     return tuple(np.sort(np.array(v)) if len(v) >= 30 else everything for v in by_k)
 
 
-class CardPokerCareful(CheapSeeded, Agent):
+class CardPokerCareful(Agent):
     """Bids by hand strength and draw odds; see the module docstring."""
 
     name = "careful"
