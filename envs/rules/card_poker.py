@@ -336,7 +336,7 @@ class CardPokerGame:
 
     @property
     def reveal_cost(self) -> int:
-        return self.level or self.rules.min_bid  # reveal_cost() on one number
+        return reveal_cost(self.level, self.rules.min_bid)
 
     @property
     def bids_left(self) -> int:
