@@ -154,6 +154,23 @@ class YahtzeeEnv(TextRenderEnv):
 
     def step(self, action):
         game = self.game
+        if type(action) is int and self._raises and game is not None:
+            # the common case: an int under illegal_action="raise" (never ``_ended``)
+            before = game.card
+            if before._open_bits:
+                points = game.step(action)  # raises on an illegal action, changing nothing
+                self._last = (0, action)
+                if self.render_mode == "human":
+                    print(self.render_text())
+                obs, mask, _ = self._view(game)
+                card = game.card
+                # the info as _info builds it, without the call
+                head, filled, _ = card.__dict__.get("_info") or _card_info(card, before)
+                info = head.copy()
+                info["action_mask"] = mask
+                info["card"] = filled.copy()
+                info["rolls_used"] = game.rolls_used
+                return obs, points * self.reward_scale, not card._open_bits, False, info
         if game is None:
             raise RuntimeError("call reset() before step()")
         before = game.card
