@@ -250,22 +250,25 @@ def _card_info(card: Scorecard, before: Scorecard | None = None) -> tuple:
     if out is not None:
         return out
     was = None if before is None else before.__dict__.get("_info")
-    pairs = None
     if was is not None:
-        old_open = before._open_bits
+        old_open = before.__dict__["_open_bits"]
         new = old_open ^ d["_open_bits"]  # game.step fills one open row of ``before``
         if new and new & old_open == new and not new & (new - 1):
-            # one row filled: insert it after the filled rows above it (card order)
+            # one row filled: insert it after the filled rows above it (card order), and
+            # the head is the old card's with the card's three values
             k = new.bit_length() - 1
             at = (~old_open & (new - 1)).bit_count()
             pairs = was[2]
-            pairs = (*pairs[:at], (rows_of(d["rules"])[k], d["scores"][k]), *pairs[at:])
-    if pairs is None:
-        # filled rows only: a row absent where open stacks under gymnasium's vector envs
-        # (a mask ``_row``), where None beside ints cannot
-        pairs = tuple(
-            [(r, s) for r, s in zip(card.rows, d["scores"], strict=True) if s is not None]
-        )
+            pairs = pairs[:at] + ((rows_of(d["rules"])[k], d["scores"][k]),) + pairs[at:]
+            head = was[0].copy()
+            head["total"] = d["_total"]
+            head["bonus"] = d["bonus"]
+            head["yahtzee_bonus"] = d["yahtzee_bonus"]
+            out = d["_info"] = (head, dict(pairs), pairs)
+            return out
+    # filled rows only: a row absent where open stacks under gymnasium's vector envs
+    # (a mask ``_row``), where None beside ints cannot
+    pairs = tuple([(r, s) for r, s in zip(card.rows, d["scores"], strict=True) if s is not None])
     head = {
         "action_mask": None,
         "total": d["_total"],

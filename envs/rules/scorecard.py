@@ -1000,6 +1000,7 @@ _ROLL_BOUND = tuple(6**n for n in range(6))
 _REROLL_DRAW = tuple((_ROLL_BOUND[n], _ROLL_CODE[n]) for n in _N_ROLLED)
 # a turn's first roll: the draw below 6**5 -> the sorted dice it lands on
 _OPENING = tuple(DICE[_BY_CODE[code]] for code in _ROLL_CODE[N_DICE])
+_OPENING_BOUND = _ROLL_BOUND[N_DICE]
 
 
 # The action mask as bytes (one 0/1 byte per action) from the legal rows as a bit set:
@@ -1219,18 +1220,6 @@ class ScorecardGame:
         """
         card = self.card
         di = _DICE_INDEX[self.dice]
-        if (
-            type(action) is int
-            and chance is None
-            and 0 < action < N_REROLL_ACTIONS
-            and self.rolls_used < MAX_ROLLS
-            and card._open_bits
-        ):  # a legal re-roll, drawn: the common case
-            bound, codes = _REROLL_DRAW[action]
-            self.rolls_used += 1
-            self.dice = dice = DICE[_BY_CODE[_KEPT[di][action] + codes[self._below(bound)]]]
-            self._rolls.append(dice)
-            return 0
         if type(action) is not int or not card._open_bits:
             legal = self.is_legal(action)
             if legal:
@@ -1257,7 +1246,7 @@ class ScorecardGame:
                 bound, codes = _REROLL_DRAW[action]
                 rolled = codes[self._below(bound)]
             else:
-                rolled = sum(_RADIX[faces[i]] for i in range(N_DICE) if action >> i & 1)
+                rolled = sum([_RADIX[faces[i]] for i in range(N_DICE) if action >> i & 1])
             self.rolls_used += 1
             self.dice = dice = DICE[_BY_CODE[_KEPT[di][action] + rolled]]
             self._rolls.append(dice)
@@ -1278,7 +1267,7 @@ class ScorecardGame:
     def _start_turn(self, chance: Iterable[int] | None = None) -> None:
         self.rolls_used = 1
         if chance is None:  # as roll(rng, 5)
-            dice = _OPENING[self._below(_ROLL_BOUND[N_DICE])]
+            dice = _OPENING[self._below(_OPENING_BOUND)]
         else:
             dice = DICE[_BY_CODE[sum(_RADIX[f] for f in check_dice(chance, N_DICE))]]
         self.dice = dice
