@@ -163,14 +163,8 @@ class YahtzeeEnv(TextRenderEnv):
                 if self.render_mode == "human":
                     print(self.render_text())
                 obs, mask, _ = self._view(game)
-                card = game.card
-                # the info as _info builds it, without the call
-                head, filled, _ = card.__dict__.get("_info") or _card_info(card, before)
-                info = head.copy()
-                info["action_mask"] = mask
-                info["card"] = filled.copy()
-                info["rolls_used"] = game.rolls_used
-                return obs, points * self.reward_scale, not card._open_bits, False, info
+                info = self._info(mask, before)
+                return obs, points * self.reward_scale, not game.card._open_bits, False, info
         if game is None:
             raise RuntimeError("call reset() before step()")
         before = game.card
