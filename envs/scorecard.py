@@ -154,32 +154,24 @@ class YahtzeeEnv(TextRenderEnv):
 
     def step(self, action):
         game = self.game
-        if type(action) is int and self._raises and game is not None:
-            # the common case: an int under illegal_action="raise" (never ``_ended``)
-            before = game.card
-            if before._open_bits:
-                points = game.step(action)  # raises on an illegal action, changing nothing
-                self._last = (0, action)
-                if self.render_mode == "human":
-                    print(self.render_text())
-                obs, mask, _ = self._view(game)
-                info = self._info(mask, before)
-                return obs, points * self.reward_scale, not game.card._open_bits, False, info
-        if game is None:
-            raise RuntimeError("call reset() before step()")
+        # the common case, an int under illegal_action="raise" (never ``_ended``), goes
+        # straight to the game, which checks the action itself
+        if not (type(action) is int and self._raises and game is not None and game.card._open_bits):
+            if game is None:
+                raise RuntimeError("call reset() before step()")
+            if self._ended or not game.card._open_bits:
+                raise RuntimeError("the episode is over; call reset()")
+            if type(action) is not int:
+                action = self._action(action)
+            if not self._raises:  # "terminate" or "penalize"
+                if self._is_illegal(action):
+                    penalty, terminated, truncated = self._illegal_outcome()
+                    obs, mask, _ = self._view(game)
+                    mask = self.action_masks() if self._ended else mask
+                    info = {**self._info(mask), "illegal_action": True}
+                    return obs, penalty * self.reward_scale, terminated, truncated, info
+                self._illegal_run = 0
         before = game.card
-        if self._ended or not before._open_bits:
-            raise RuntimeError("the episode is over; call reset()")
-        if type(action) is not int:
-            action = self._action(action)
-        if not self._raises:  # "terminate" or "penalize"
-            if self._is_illegal(action):
-                penalty, terminated, truncated = self._illegal_outcome()
-                obs, mask, _ = self._view(game)
-                mask = self.action_masks() if self._ended else mask
-                info = {**self._info(mask), "illegal_action": True}
-                return obs, penalty * self.reward_scale, terminated, truncated, info
-            self._illegal_run = 0
         # raises on an illegal action, changing nothing
         points = game.step(action)
         self._last = (0, action)
