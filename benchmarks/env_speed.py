@@ -24,8 +24,8 @@ docs/engines.md ("Scalar env speed"):
 
 | what | ratio |
 |---|---|
-| PokerNaKostyah-v0 / pyhtzee | 1.65x (CPU time, load 4-5, median of 3 runs; command below) |
-| YahtzeeClassic-v0 / pyhtzee | 1.75x (the same runs; main's code between them 1.58x, 1.68x) |
+| PokerNaKostyah-v0 / pyhtzee | 1.71x (CPU time, load 5, median of 3 runs; command below) |
+| YahtzeeClassic-v0 / pyhtzee | 1.79x (the same runs; main's code between them 1.62x, 1.69x) |
 | dice_poker_v0 (5 and 6 dice) / texas hold'em | 2.71x, 2.75x (CPU time, load 12) |
 | yahtzee_v0 russian, classic / texas hold'em | 5.41x, 6.18x (the same run) |
 | card_poker_v0 / texas hold'em | 3.49x (the same run) |
