@@ -24,12 +24,12 @@ docs/engines.md ("Scalar env speed"):
 
 | what | ratio |
 |---|---|
-| PokerNaKostyah-v0 / pyhtzee | 1.67x (CPU time, load 8; the command below the table) |
-| YahtzeeClassic-v0 / pyhtzee | 1.78x (the same run) |
+| PokerNaKostyah-v0 / pyhtzee | 1.71x (CPU time, load 5, median of 3 runs; command below) |
+| YahtzeeClassic-v0 / pyhtzee | 1.79x (the same runs; main's code between them 1.62x, 1.69x) |
 | dice_poker_v0 (5 and 6 dice) / texas hold'em | 2.71x, 2.75x (CPU time, load 12) |
 | yahtzee_v0 russian, classic / texas hold'em | 5.41x, 6.18x (the same run) |
 | card_poker_v0 / texas hold'em | 3.49x (the same run) |
-| evaluate_hand 36, 54 cards / treys | 1.07x, 0.89x; bound 1.35x, 1.11x (CPU time, load 11) |
+| evaluate_hand 36, 54 cards / treys | 1.02x, 0.89x; bound 1.24x, 1.10x (CPU time, load 6) |
 | DicePoker-v0 heuristic, optimal | 5,823, 7,621 steps/s (1.12x, 1.15x before; CPU, load 8) |
 | DicePoker6-v0 heuristic, optimal | 5,105, 5,962 steps/s (1.16x, 1.09x; the same run) |
 | CardPoker-v0 careful, random, quick | 2,510, 4,877, 5,755 steps/s (1.11x, 1.8x, 5.3x; load 5-6) |

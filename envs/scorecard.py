@@ -154,21 +154,24 @@ class YahtzeeEnv(TextRenderEnv):
 
     def step(self, action):
         game = self.game
-        if game is None:
-            raise RuntimeError("call reset() before step()")
+        # the common case, an int under illegal_action="raise" (never ``_ended``), goes
+        # straight to the game, which checks the action itself
+        if not (type(action) is int and self._raises and game is not None and game.card._open_bits):
+            if game is None:
+                raise RuntimeError("call reset() before step()")
+            if self._ended or not game.card._open_bits:
+                raise RuntimeError("the episode is over; call reset()")
+            if type(action) is not int:
+                action = self._action(action)
+            if not self._raises:  # "terminate" or "penalize"
+                if self._is_illegal(action):
+                    penalty, terminated, truncated = self._illegal_outcome()
+                    obs, mask, _ = self._view(game)
+                    mask = self.action_masks() if self._ended else mask
+                    info = {**self._info(mask), "illegal_action": True}
+                    return obs, penalty * self.reward_scale, terminated, truncated, info
+                self._illegal_run = 0
         before = game.card
-        if self._ended or not before._open_bits:
-            raise RuntimeError("the episode is over; call reset()")
-        if type(action) is not int:
-            action = self._action(action)
-        if not self._raises:  # "terminate" or "penalize"
-            if self._is_illegal(action):
-                penalty, terminated, truncated = self._illegal_outcome()
-                obs, mask, _ = self._view(game)
-                mask = self.action_masks() if self._ended else mask
-                info = {**self._info(mask), "illegal_action": True}
-                return obs, penalty * self.reward_scale, terminated, truncated, info
-            self._illegal_run = 0
         # raises on an illegal action, changing nothing
         points = game.step(action)
         self._last = (0, action)
@@ -233,22 +236,25 @@ def _card_info(card: Scorecard, before: Scorecard | None = None) -> tuple:
     if out is not None:
         return out
     was = None if before is None else before.__dict__.get("_info")
-    pairs = None
     if was is not None:
-        old_open = before._open_bits
+        old_open = before.__dict__["_open_bits"]
         new = old_open ^ d["_open_bits"]  # game.step fills one open row of ``before``
         if new and new & old_open == new and not new & (new - 1):
-            # one row filled: insert it after the filled rows above it (card order)
+            # one row filled: insert it after the filled rows above it (card order), and
+            # the head is the old card's with the card's three values
             k = new.bit_length() - 1
             at = (~old_open & (new - 1)).bit_count()
             pairs = was[2]
-            pairs = (*pairs[:at], (rows_of(d["rules"])[k], d["scores"][k]), *pairs[at:])
-    if pairs is None:
-        # filled rows only: a row absent where open stacks under gymnasium's vector envs
-        # (a mask ``_row``), where None beside ints cannot
-        pairs = tuple(
-            [(r, s) for r, s in zip(card.rows, d["scores"], strict=True) if s is not None]
-        )
+            pairs = pairs[:at] + ((rows_of(d["rules"])[k], d["scores"][k]),) + pairs[at:]
+            head = was[0].copy()
+            head["total"] = d["_total"]
+            head["bonus"] = d["bonus"]
+            head["yahtzee_bonus"] = d["yahtzee_bonus"]
+            out = d["_info"] = (head, dict(pairs), pairs)
+            return out
+    # filled rows only: a row absent where open stacks under gymnasium's vector envs
+    # (a mask ``_row``), where None beside ints cannot
+    pairs = tuple([(r, s) for r, s in zip(card.rows, d["scores"], strict=True) if s is not None])
     head = {
         "action_mask": None,
         "total": d["_total"],

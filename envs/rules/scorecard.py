@@ -98,7 +98,7 @@ from itertools import compress
 
 import numpy as np
 
-from envs.rules.dice import _ordered_rolls, check_dice, draw_below, multisets
+from envs.rules.dice import _ordered_rolls, below_drawer, check_dice, multisets
 
 N_DICE = 5
 UPPER_ROWS = ("ones", "twos", "threes", "fours", "fives", "sixes")
@@ -796,11 +796,13 @@ class Scorecard:
                 stage = 2
         elif k == _YAHTZEE_ROW and score == 50 and stage == 0:  # stage 0: classic
             ys = True
+        scores = list(scores)
+        scores[k] = score
         new = object.__new__(Scorecard)
         new.__dict__.update(
             {
                 "rules": d["rules"],
-                "scores": (*scores[:k], score, *scores[k + 1 :]),
+                "scores": tuple(scores),
                 "bonus": d["bonus"] + bonus,
                 "yahtzee_bonus": d["yahtzee_bonus"] + ybonus,
                 "_stage": stage,
@@ -993,6 +995,12 @@ _ROLL_CODE = tuple(
     tuple([sum(_RADIX[f] for f in faces) for faces in _ordered_rolls(n)]) for n in range(6)
 )
 _ROLL_BOUND = tuple(6**n for n in range(6))
+# per re-roll bit set ``a``: the draw's bound and the codes of the rolls it indexes
+# (``_ROLL_BOUND`` / ``_ROLL_CODE`` of the dice ``a`` rolls, read in one lookup)
+_REROLL_DRAW = tuple((_ROLL_BOUND[n], _ROLL_CODE[n]) for n in _N_ROLLED)
+# a turn's first roll: the draw below 6**5 -> the sorted dice it lands on
+_OPENING = tuple(DICE[_BY_CODE[code]] for code in _ROLL_CODE[N_DICE])
+_OPENING_BOUND = _ROLL_BOUND[N_DICE]
 
 
 # The action mask as bytes (one 0/1 byte per action) from the legal rows as a bit set:
@@ -1029,6 +1037,21 @@ def _empty_card(rules: ScorecardRules) -> Scorecard:
     return Scorecard(rules)
 
 
+_LAST_TABLES: list = [None, None]  # the last rules object and its game tables
+
+
+def _game_tables(rules: ScorecardRules) -> tuple[ScoreLists, StepTables, Scorecard]:
+    """``(score_lists, step_tables, empty card)`` of ``rules``; the last rules object's
+    without hashing it again (a frozen dataclass hashes its fields on every cached lookup,
+    and an env starts a game with the same rules object every episode)."""
+    last = _LAST_TABLES
+    if last[0] is rules:
+        return last[1]
+    out = (score_lists(rules), step_tables(rules), _empty_card(rules))
+    last[0], last[1] = rules, out
+    return out
+
+
 class ScorecardGame:
     """One player's game as a state machine: the card, this turn's dice and rolls.
 
@@ -1054,15 +1077,24 @@ class ScorecardGame:
     ) -> None:
         self.rules = make_rules(rules, **options)
         self.rng = rng
-        self.card = _empty_card(self.rules)
+        self._tab, self._st, self.card = _game_tables(self.rules)
         self.dice: tuple[int, ...] = ()
         self.rolls_used = 0
         self.history: list[tuple[tuple[int, ...], ...]] = []  # rolls of each finished turn
         self._rolls: list[tuple[int, ...]] = []
         self._view: tuple | None = None
-        self._tab = score_lists(self.rules)
-        self._st = step_tables(self.rules)
         self._start_turn(chance)
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The generator the rolls are drawn from; setting it binds its drawer
+        (:func:`~envs.rules.dice.below_drawer`, looked up once, not at every roll)."""
+        return self._rng
+
+    @rng.setter
+    def rng(self, rng: np.random.Generator) -> None:
+        self._rng = rng
+        self._below = below_drawer(rng)
 
     @property
     def n_actions(self) -> int:
@@ -1211,10 +1243,10 @@ class ScorecardGame:
         faces = None if chance is None else check_dice(chance, N_DICE)
         if action < N_REROLL_ACTIONS:
             if faces is None:  # as roll(rng, n): one draw below 6**n indexes the ordered rolls
-                n = _N_ROLLED[action]
-                rolled = _ROLL_CODE[n][draw_below(self.rng, _ROLL_BOUND[n])]
+                bound, codes = _REROLL_DRAW[action]
+                rolled = codes[self._below(bound)]
             else:
-                rolled = sum(_RADIX[faces[i]] for i in range(N_DICE) if action >> i & 1)
+                rolled = sum([_RADIX[faces[i]] for i in range(N_DICE) if action >> i & 1])
             self.rolls_used += 1
             self.dice = dice = DICE[_BY_CODE[_KEPT[di][action] + rolled]]
             self._rolls.append(dice)
@@ -1235,22 +1267,25 @@ class ScorecardGame:
     def _start_turn(self, chance: Iterable[int] | None = None) -> None:
         self.rolls_used = 1
         if chance is None:  # as roll(rng, 5)
-            code = _ROLL_CODE[N_DICE][draw_below(self.rng, _ROLL_BOUND[N_DICE])]
+            dice = _OPENING[self._below(_OPENING_BOUND)]
         else:
-            code = sum(_RADIX[f] for f in check_dice(chance, N_DICE))
-        self.dice = dice = DICE[_BY_CODE[code]]
+            dice = DICE[_BY_CODE[sum(_RADIX[f] for f in check_dice(chance, N_DICE))]]
+        self.dice = dice
         self._rolls = [dice]
 
-    def __getstate__(self) -> dict:  # the rules' tables are not pickled: they are rebuilt
+    def __getstate__(self) -> dict:  # the rules' tables and the drawer are rebuilt, not pickled
         state = dict(self.__dict__)
-        del state["_tab"], state["_st"]
+        del state["_tab"], state["_st"], state["_below"]
+        state["rng"] = state.pop("_rng")
         state["_view"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        rng = state.pop("rng")
         self.__dict__.update(state)
-        self._tab = score_lists(self.rules)
-        self._st = step_tables(self.rules)
+        self.rng = rng
+        self._tab, self._st, _ = _game_tables(self.rules)
 
     def copy(self) -> ScorecardGame:
         new = object.__new__(ScorecardGame)

@@ -5,13 +5,17 @@ the one-card forms."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
+from envs.rules.dice import _ordered_rolls
 from envs.rules.scorecard import (
     DICE,
     Scorecard,
     ScorecardGame,
+    _game_tables,
     fill_gains,
     fill_gains_one,
     legal_bits_one,
@@ -159,3 +163,56 @@ def test_a_game_bits_view_and_mask_say_what_its_state_view_says(rules):
                 break
             actions = game.legal_actions()
             game.step(actions[int(rng.integers(len(actions)))])
+
+
+def _rolls(game: ScorecardGame, actions) -> list[tuple[int, ...]]:
+    """The dice after each of ``actions`` (re-rolls, or a fill of the first legal row)."""
+    out = []
+    for a in actions:
+        if a is None:
+            a = 32 + (game.bits_view()[1] & -game.bits_view()[1]).bit_length() - 1
+        game.step(a)
+        out.append(game.dice)
+    return out
+
+
+ACTIONS = [None, 31, 5, None, 1, 16, None, 30, None]  # from any roll of a turn
+
+
+def test_the_game_draws_as_roll_and_a_new_rng_binds_its_drawer():
+    # the turn's first roll and every re-roll: one draw below 6**n, as rng.integers
+    rng, twin = np.random.default_rng(11), np.random.default_rng(11)
+    game = ScorecardGame(rng, "classic")
+    assert game.dice == tuple(sorted(_ordered_rolls(5)[int(twin.integers(6**5))]))
+    kept = game.dice[:2]  # re-roll the three largest dice
+    game.step(0b11100)
+    rolled = _ordered_rolls(3)[int(twin.integers(6**3))]
+    assert game.dice == tuple(sorted(kept + rolled))
+    assert rng.bit_generator.state == twin.bit_generator.state
+    # a generator set from outside is drawn from (its drawer bound on assignment)
+    game.rng = np.random.default_rng(5)
+    other = ScorecardGame(np.random.default_rng(3), "classic")
+    other.dice, other.rolls_used = game.dice, game.rolls_used
+    other.rng = np.random.default_rng(5)
+    assert _rolls(game, ACTIONS) == _rolls(other, ACTIONS)
+
+
+@pytest.mark.parametrize("how", ["copy", "pickle"])
+def test_a_copied_game_rolls_on_from_the_same_state(how):
+    game = ScorecardGame(np.random.default_rng(2), "russian")
+    _rolls(game, [7, None, 12])
+    twin = game.copy() if how == "copy" else pickle.loads(pickle.dumps(game))
+    assert twin.rng is not game.rng
+    assert _rolls(twin, ACTIONS) == _rolls(game, ACTIONS)
+    assert twin.card == game.card and twin.history == game.history
+
+
+def test_the_game_tables_of_alternating_rules_objects():
+    # the one-entry memo answers by identity: alternating rules objects each get their own
+    for _ in range(2):
+        for r in RULES:
+            tab, st, empty = _game_tables(r)
+            assert tab is score_lists(r) and st is step_tables(r)
+            assert (
+                empty == Scorecard(r) and ScorecardGame(np.random.default_rng(0), r).card is empty
+            )
