@@ -103,10 +103,15 @@ def roll_for_first(
         raise ValueError(f"prison dice poker needs at least 2 players, got {n_players}")
     contenders = list(range(n_players))
     rounds: list[dict[int, int]] = []
+    while rolls is None:  # drawn: the same rolls, read off the tuple of faces
+        faces = roll(rng, len(contenders))
+        rounds.append(dict(zip(contenders, faces, strict=True)))
+        top = max(faces)
+        if faces.count(top) == 1:
+            return contenders[faces.index(top)], rounds
+        contenders = [s for s, f in zip(contenders, faces, strict=True) if f == top]
     while True:
-        if rolls is None:
-            faces = dict(zip(contenders, roll(rng, len(contenders)), strict=True))
-        elif len(rounds) < len(rolls):
+        if len(rounds) < len(rolls):
             row = check_dice(rolls[len(rounds)], n_players)
             faces = {s: row[s] for s in contenders}
         else:
