@@ -713,7 +713,7 @@ class _GamePolicy(TurnTablePolicy):
         self.agent = agent
         self.final_of = final_of.tolist()
         self.state2_of = state2_of.tolist()
-        self.picks: dict[tuple, tuple[memoryview, memoryview]] = {}
+        self.picks: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.tables = agent._batch.move_tables(agent, turns)  # shared by the agent's policies
         self.bits: dict[tuple[int, int], int] = {}
 
@@ -735,13 +735,14 @@ class _GamePolicy(TurnTablePolicy):
             pol = self.agent.policy(at[0], at[1], None if best < 0 else best, at[3])
             if len(self.picks) >= 4096:  # a bound on the memory held (most tables meet few)
                 self.picks.clear()
-            # memoryviews of the int16 picks: Python ints by index, no copy
-            picks = self.picks[at] = (memoryview(pol.pick1), memoryview(pol.pick2))
+            # the int16 picks themselves (the tables are filled whole, so this path is
+            # rare; a memoryview would not pickle with the env)
+            picks = self.picks[at] = (pol.pick1, pol.pick2)
         sid = game.state_id
         if game.rolls_used == 1:
-            pick = picks[0][self.final_of[sid]]
+            pick = int(picks[0][self.final_of[sid]])
         else:
-            pick = picks[1][self.state2_of[sid]]
+            pick = int(picks[1][self.state2_of[sid]])
         a = self.bits.get((sid, pick))
         if a is None:
             keep = self.agent.shape.subs[pick]
@@ -880,14 +881,15 @@ class _OptimalTables:
         situation (:meth:`_GamePolicy.turn_moves`): one for every policy of this agent,
         so that what one seat decided the next one reads (every plain
         ``DicePokerOptimal`` of the same rules, too), each made whole on first sight
-        (:class:`_FillMoves`; 1,024 situations at most, a bound on the memory held)."""
+        (:class:`_FillMoves`; 4,096 situations at most, a bound on the memory held; six
+        players meet at most 2,700 six-dice situations)."""
         # a plain DicePokerOptimal's moves depend on the rules alone: one table for all
         shared = type(agent) is DicePokerOptimal
         moves = _SHARED_MOVES if shared else self._moves
         key = (agent.rules, id(turns)) if shared else id(turns)
         if key not in moves:
             fill = _FillMoves(agent, turns, self.sub_counts, self.by_state(agent, turns))
-            moves[key] = (turns, MoveTables(len(turns.mid), 1024, fill))
+            moves[key] = (turns, MoveTables(len(turns.mid), 4096, fill))
         return moves[key][1]
 
     def policy_ids(self, agent, players, position, target, count) -> np.ndarray:

@@ -136,3 +136,20 @@ def test_the_tables_of_plain_agents_are_shared():
         pass
 
     assert Mine().game_policy(rules).tables is not a.tables
+
+
+def test_an_optimal_policy_that_decided_by_itself_pickles():
+    """A move left to ``_decide`` (a table entry of -1) keeps the solved picks; the policy
+    and its tables pickle with them and answer the same."""
+    import pickle
+
+    rules = DicePokerRules()
+    policy = make_agent("optimal", game="dice_poker").game_policy(rules)
+    game = DicePokerGame([0, 1, 2], np.random.default_rng(4), rules)
+    moves = policy.turn_moves(game)
+    expected = moves[game.decision]
+    moves[game.decision] = -1
+    assert policy(game) == expected and moves[game.decision] == expected
+    assert policy.picks  # decided by _decide, which kept the picks
+    again = pickle.loads(pickle.dumps(policy))
+    assert again(game) == expected
