@@ -12,6 +12,7 @@ Each is scored by an exact one-roll look-ahead over the dice it would throw:
 
 from __future__ import annotations
 
+from array import array
 from types import SimpleNamespace
 
 import numpy as np
@@ -185,7 +186,7 @@ class DicePokerHeuristic(Agent):
             self._batch = _batch_tables(self)
         turns = turn_states(rules.n_dice, rules.lock_kept_dice)
         by_state = self._batch.by_game_state(turns)
-        return _GamePolicy(self, by_state, self._batch.move_tables(turns), rules.n_actions)
+        return _GamePolicy(self, by_state, self._batch.move_tables(turns, self), rules.n_actions)
 
     def _value_of(self, kid: int, target: int, count: int, chase: int) -> float:
         """One entry of :meth:`_values` (the shared table, filled on first sight; read
@@ -363,6 +364,70 @@ class _GamePolicy(TurnTablePolicy):
         return a
 
 
+# two candidates' values closer than this (far above the rounding of a sum of at most 462
+# products in [0, 1], about 1e-13) are left to the exact _pick
+_NEAR = 1e-9
+
+
+class _MoveFill:
+    """The moves of a situation of the turn (best hand, count, chase) at once, for
+    :class:`~envs.rules.dice_poker.MoveTables`: the four candidates of every turn state
+    (:meth:`_BatchTables.by_state`), valued by one product of the kept-dice transition by
+    hand order (``kept[k, h]``, the chance that keeping sub-multiset ``k`` and rolling the
+    rest ends with a hand of order ``h``) with the situation's worth of every hand, the
+    best taken in :meth:`DicePokerHeuristic._pick`'s tie order. The product sums in
+    another order than :meth:`DicePokerHeuristic._value`, so a state whose best candidates
+    (of different kept dice) lie within ``_NEAR`` of each other is left at -1, for
+    ``_pick`` to decide when it is met: every move in the table is the one ``_pick``
+    chooses (tests/agents/test_dice_poker_game_policy.py)."""
+
+    def __init__(self, agent: DicePokerHeuristic, batch: _BatchTables, turns) -> None:
+        self.cand, self.kid = batch.by_state(turns)
+        self.order = batch.order[self.cand]
+        self.rows = np.arange(len(self.kid))
+        n = agent.rules.n_dice
+        table = agent.table
+        n_hands = len(table.order)
+        self.strength = np.zeros(n_hands)
+        for m, i in table.index.items():
+            self.strength[i] = table.strength[m]
+        self.hands = np.arange(n_hands)
+        # kept[k, h] from the codes of the turn tables: kept sub + rolled multiset -> final
+        hand_of_final = np.array([table.index[m] for m in multisets(n)])
+        radix = turns.radix.astype(np.int64)
+        sub_code = np.array([radix[list(m)].sum() for m in batch.subs], dtype=np.int64)
+        sizes = np.array([len(m) for m in batch.subs])
+        flat, mass = [], []
+        for r in range(n + 1):
+            outs, probs = outcome_distribution(r)
+            rows = np.flatnonzero(sizes == n - r)
+            out_code = np.array([radix[list(o)].sum() for o in outs], dtype=np.int64)
+            finals = turns.final_of_code[sub_code[rows][:, None] + out_code[None, :]]
+            flat.append((rows[:, None] * n_hands + hand_of_final[finals]).ravel())
+            mass.append(np.broadcast_to(probs, finals.shape).ravel())
+        size = len(batch.subs) * n_hands
+        weights = np.concatenate(mass)
+        self.kept = np.bincount(np.concatenate(flat), weights, size).reshape(-1, n_hands)
+
+    def __call__(self, key: tuple[int, int, bool]) -> array:
+        target, count, chase = key
+        if target < 0:
+            worth = self.strength
+        else:
+            win = (self.hands > target) + (1.0 / (count + 1)) * (self.hands == target)
+            worth = win if chase else win * self.strength
+        values = (self.kept @ worth)[self.kid]
+        top = values.max(axis=1, keepdims=True)
+        near = values >= top - _NEAR
+        col = np.where(near, self.order, np.iinfo(np.int64).max).argmin(axis=1)
+        chosen = self.kid[self.rows, col]
+        # all within _NEAR of the best keep the same dice (one value), or are all exactly 0
+        # (every product 0 in either sum): the tie order decides, as in _pick
+        sure = ~(near & (self.kid != chosen[:, None])).any(axis=1) | (top[:, 0] == 0)
+        moves = np.where(sure, self.cand[self.rows, col], -1).astype(np.int8)
+        return array("b", np.concatenate([moves, moves]).tobytes())
+
+
 _SHARED: dict[DicePokerRules, _BatchTables] = {}
 
 
@@ -464,13 +529,16 @@ class _BatchTables:
             self._by_state[key] = (turns, out)
         return self._by_state[key][1]
 
-    def move_tables(self, turns) -> MoveTables:
+    def move_tables(self, turns, agent: DicePokerHeuristic) -> MoveTables:
         """The game policies' tables of moves on ``turns`` (the scalar game's), per
         situation (:meth:`_GamePolicy.turn_moves`): one for every policy of these tables,
-        so that what one seat decided the next one reads."""
+        so that what one seat decided the next one reads. For a plain
+        ``DicePokerHeuristic`` a new situation's table comes whole (:class:`_MoveFill`);
+        a subclass's is filled move by move, as it is asked."""
         key = ("moves", id(turns))
         if key not in self._by_state:
-            self._by_state[key] = (turns, MoveTables(len(turns.mid), _TABLES_LIMIT))
+            fill = _MoveFill(agent, self, turns) if type(agent) is DicePokerHeuristic else None
+            self._by_state[key] = (turns, MoveTables(len(turns.mid), _TABLES_LIMIT, fill))
         return self._by_state[key][1]
 
     def by_state(self, turns) -> tuple[np.ndarray, np.ndarray]:

@@ -36,6 +36,7 @@ from the observation alone.
 from __future__ import annotations
 
 import itertools
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -712,8 +713,8 @@ class _GamePolicy(TurnTablePolicy):
         self.agent = agent
         self.final_of = final_of.tolist()
         self.state2_of = state2_of.tolist()
-        self.picks: dict[tuple, tuple[memoryview, memoryview]] = {}
-        self.tables = agent._batch.move_tables(turns)  # shared by the agent's policies
+        self.picks: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self.tables = agent._batch.move_tables(agent, turns)  # shared by the agent's policies
         self.bits: dict[tuple[int, int], int] = {}
 
     @staticmethod
@@ -734,13 +735,14 @@ class _GamePolicy(TurnTablePolicy):
             pol = self.agent.policy(at[0], at[1], None if best < 0 else best, at[3])
             if len(self.picks) >= 4096:  # a bound on the memory held (most tables meet few)
                 self.picks.clear()
-            # memoryviews of the int16 picks: Python ints by index, no copy
-            picks = self.picks[at] = (memoryview(pol.pick1), memoryview(pol.pick2))
+            # the int16 picks themselves (the tables are filled whole, so this path is
+            # rare; a memoryview would not pickle with the env)
+            picks = self.picks[at] = (pol.pick1, pol.pick2)
         sid = game.state_id
         if game.rolls_used == 1:
-            pick = picks[0][self.final_of[sid]]
+            pick = int(picks[0][self.final_of[sid]])
         else:
-            pick = picks[1][self.state2_of[sid]]
+            pick = int(picks[1][self.state2_of[sid]])
         a = self.bits.get((sid, pick))
         if a is None:
             keep = self.agent.shape.subs[pick]
@@ -768,6 +770,50 @@ def _reroll_bits(dice, frozen, keep) -> int:
         else:
             action |= 1 << i
     return action
+
+
+# (rules, id(turns)) -> (turns, MoveTables): the tables of moves every plain DicePokerOptimal
+# of those rules plays by
+_SHARED_MOVES: dict[tuple, tuple] = {}
+
+
+class _FillMoves:
+    """Every move of a situation (round size, position, best, count) by
+    ``DicePokerGame.decision``, for :class:`~envs.rules.dice_poker.MoveTables`: the solved
+    policy's kept dice re-rolled as :meth:`DicePokerOptimal.table_policy` re-rolls them
+    (the free dice of a face beyond those kept, as :func:`_reroll_bits`: die ``i`` is
+    re-rolled when the frozen dice of its face and the free ones before it, ``before[s,
+    i]``, already make up what the policy keeps of that face; a frozen die counts -1, so it
+    is "re-rolled" only when the kept dice lack it). -1 at the first roll of a state with
+    frozen dice (never met) and where a move would re-roll a frozen die (left to
+    ``_GamePolicy._decide``, which raises)."""
+
+    def __init__(self, agent: DicePokerOptimal, turns, sub_counts, by_state) -> None:
+        self.agent = agent
+        final_of, state2_of, face_of, rank_of, frozen_counts = by_state
+        n_states = len(final_of)
+        first = np.flatnonzero(turns.fbits == 0)  # the states a turn's first roll may show
+        sid = np.concatenate([first, np.arange(n_states)])
+        self.at = np.concatenate([first, n_states + np.arange(n_states)])
+        self.size = 2 * n_states
+        self.final_of, self.state2_of = final_of[first], state2_of
+        before = rank_of + np.take_along_axis(frozen_counts, face_of, axis=1)
+        self.before = before[sid]
+        self.face = face_of[sid]  # face - 1, per die
+        self.sub_counts = np.ascontiguousarray(sub_counts.ravel())  # sub * 6 + face - 1
+        self.fbits = turns.fbits[sid]
+        self.bits = 1 << np.arange(agent.rules.n_dice)
+
+    def __call__(self, key: tuple[int, int, int, int]) -> array:
+        players, position, best, count = key
+        pol = self.agent.policy(players, position, None if best < 0 else best, count)
+        pick = np.concatenate([pol.pick1[self.final_of], pol.pick2[self.state2_of]])
+        kept = self.sub_counts[pick.astype(np.int64)[:, None] * 6 + self.face]
+        moves = (self.before >= kept) @ self.bits
+        moves[(moves & self.fbits) != 0] = -1
+        out = np.full(self.size, -1, dtype=np.int8)
+        out[self.at] = moves
+        return array("b", out.tobytes())
 
 
 class _OptimalTables:
@@ -830,14 +876,21 @@ class _OptimalTables:
             self._by_state[id(turns)] = (turns, arrays)
         return self._by_state[id(turns)][1]
 
-    def move_tables(self, turns) -> MoveTables:
+    def move_tables(self, agent, turns) -> MoveTables:
         """The game policies' tables of moves on ``turns`` (the scalar game's), per
         situation (:meth:`_GamePolicy.turn_moves`): one for every policy of this agent,
-        so that what one seat decided the next one reads (4,096 situations at most: a
-        bound on the memory held; most tables meet few)."""
-        if id(turns) not in self._moves:
-            self._moves[id(turns)] = (turns, MoveTables(len(turns.mid), 4096))
-        return self._moves[id(turns)][1]
+        so that what one seat decided the next one reads (every plain
+        ``DicePokerOptimal`` of the same rules, too), each made whole on first sight
+        (:class:`_FillMoves`; 4,096 situations at most, a bound on the memory held; six
+        players meet at most 2,700 six-dice situations)."""
+        # a plain DicePokerOptimal's moves depend on the rules alone: one table for all
+        shared = type(agent) is DicePokerOptimal
+        moves = _SHARED_MOVES if shared else self._moves
+        key = (agent.rules, id(turns)) if shared else id(turns)
+        if key not in moves:
+            fill = _FillMoves(agent, turns, self.sub_counts, self.by_state(agent, turns))
+            moves[key] = (turns, MoveTables(len(turns.mid), 4096, fill))
+        return moves[key][1]
 
     def policy_ids(self, agent, players, position, target, count) -> np.ndarray:
         at = (players, position, target + 1, count)

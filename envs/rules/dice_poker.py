@@ -103,10 +103,15 @@ def roll_for_first(
         raise ValueError(f"prison dice poker needs at least 2 players, got {n_players}")
     contenders = list(range(n_players))
     rounds: list[dict[int, int]] = []
+    while rolls is None:  # drawn: the same rolls, read off the tuple of faces
+        faces = roll(rng, len(contenders))
+        rounds.append(dict(zip(contenders, faces, strict=True)))
+        top = max(faces)
+        if faces.count(top) == 1:
+            return contenders[faces.index(top)], rounds
+        contenders = [s for s, f in zip(contenders, faces, strict=True) if f == top]
     while True:
-        if rolls is None:
-            faces = dict(zip(contenders, roll(rng, len(contenders)), strict=True))
-        elif len(rounds) < len(rolls):
+        if len(rounds) < len(rolls):
             row = check_dice(rolls[len(rounds)], n_players)
             faces = {s: row[s] for s in contenders}
         else:
@@ -198,21 +203,34 @@ def _compiled(rules: DicePokerRules) -> _Compiled:
 class MoveTables:
     """A policy's tables of moves for :meth:`DicePokerGame.play_turn`: per situation of a
     turn (a key the policy makes of what it reads besides the dice), the move by
-    ``DicePokerGame.decision``, -1 until the policy decides it. At most ``limit`` tables
-    are kept (then it starts afresh)."""
+    ``DicePokerGame.decision``, -1 where the policy has not decided it. A new situation's
+    table is ``fill(key)`` (every move of the situation at once: an ``array("b")`` of
+    ``2 * n_states``), or all -1s without ``fill``. At most ``limit`` tables are kept
+    (then it starts afresh)."""
 
-    def __init__(self, n_states: int, limit: int) -> None:
+    def __init__(
+        self, n_states: int, limit: int, fill: Callable[[object], array] | None = None
+    ) -> None:
         self.size = 2 * n_states  # decision ids: the first roll's, then the second's
         self.limit = limit
+        self.fill = fill
         self.tables: dict[object, array] = {}
 
     def get(self, key: object) -> array:
-        """The table of situation ``key`` (a new one of -1s on first sight)."""
+        """The table of situation ``key`` (made on first sight)."""
         moves = self.tables.get(key)
         if moves is None:
             if len(self.tables) >= self.limit:
                 self.tables.clear()
-            moves = self.tables[key] = array("b", [-1]) * self.size
+            if self.fill is None:
+                moves = array("b", [-1]) * self.size
+            else:
+                moves = self.fill(key)
+                if len(moves) != self.size:
+                    raise ValueError(
+                        f"fill({key!r}) gave {len(moves)} moves; the table needs {self.size}"
+                    )
+            self.tables[key] = moves
         return moves
 
 

@@ -141,3 +141,25 @@ def test_a_copied_or_unpickled_game_draws_from_its_own_generator():
         game_again = copy.deepcopy(game)
         game_again.step(0b11111)
         assert _state(game_again) == _state(twin)
+
+
+def test_move_tables_fill_a_situation_whole_and_check_its_size():
+    from array import array
+
+    from envs.rules.dice_poker import MoveTables
+
+    asked = []
+
+    def fill(key):
+        asked.append(key)
+        return array("b", [key]) * 8
+
+    tables = MoveTables(4, limit=2, fill=fill)
+    assert list(tables.get(3)) == [3] * 8 and tables.get(3) is tables.get(3)
+    tables.get(1)
+    tables.get(2)  # over the limit: it starts afresh
+    assert asked == [3, 1, 2] and set(tables.tables) == {2}
+    assert list(MoveTables(4, limit=2).get("x")) == [-1] * 8
+    short = MoveTables(4, limit=2, fill=lambda key: array("b", [0]) * 3)
+    with pytest.raises(ValueError, match="fill\\('k'\\) gave 3 moves; the table needs 8"):
+        short.get("k")

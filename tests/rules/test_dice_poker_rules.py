@@ -101,6 +101,24 @@ def test_roll_for_first_rerolls_tied_highest():
         roll_for_first(4, None, [[6, 3, 6, 2]])
 
 
+def test_the_drawn_seating_roll_is_the_given_one_with_the_drawn_faces():
+    """Drawn, each round rolls the contenders' dice with ``roll`` (one draw a round) and
+    decides as the given rolls decide."""
+    from envs.rules.dice import roll
+
+    for seed in range(300):
+        n = 2 + seed % 5
+        rng, twin = np.random.default_rng(seed), np.random.default_rng(seed)
+        first, rounds = roll_for_first(n, rng)
+        rolls = []
+        for faces in rounds:
+            drawn = roll(twin, len(faces))
+            assert tuple(faces.values()) == drawn
+            rolls.append([faces.get(s, 1) for s in range(n)])
+        assert roll_for_first(n, None, rolls) == (first, rounds)
+        assert rng.bit_generator.state == twin.bit_generator.state
+
+
 def test_a_match_takes_its_chance_from_the_caller(faces):
     """Seating roll, first roll and each step's dice given: the second half of the step that
     ends the first game is the first roll of the next."""
