@@ -8,8 +8,9 @@ action space on every game, scored the same way as every agent of the project.
 
 Rows: ``PPO``, ``A2C``, ``DQN``, ``QR-DQN``, ``TRPO``, ``RecurrentPPO`` (mask-unaware:
 trained with ``illegal_action="penalize"``, an illegal action ignored at -1 point or chip
-(``--unaware-penalty``), 100 in a row ending the episode; ``"terminate"`` traps them on
-the russian scorecard game, :data:`UNAWARE_TRAINING`), ``MaskablePPO`` and ``MaskableDQN``
+(``--unaware-penalty``), 100 in a row ending the episode, :data:`UNAWARE_TRAINING`;
+``--unaware-training terminate`` trains them with ``"terminate"``, better on four games and
+a trap on the russian scorecard game: docs/sb3.md), ``MaskablePPO`` and ``MaskableDQN``
 (mask-aware: ``action_masks()``, never an illegal action; ``MaskableDQN`` is SB3's ``DQN``
 with masks, :class:`agents.dqn.MaskableDQN`), side by side. Each row trains its own budget of env
 steps per seed (``Algo.budget``; ``--budget`` gives every row one budget) on the game's
@@ -241,9 +242,10 @@ ALGOS = {
 }
 
 
-# How mask-unaware rows train: an illegal action is ignored and costs ``illegal_penalty``
-# (the default, -1 point or chip), 100 in a row end the episode. With ``"terminate"`` they
-# learn to end the russian scorecard game at once (docs/sb3.md, "Which mode to train with").
+# How mask-unaware rows train by default: an illegal action is ignored and costs
+# ``illegal_penalty`` (the default, -1 point or chip), 100 in a row end the episode. With
+# ``"terminate"`` they learn to end the russian scorecard game at once (docs/sb3.md, "Which
+# mode to train with").
 UNAWARE_TRAINING = "penalize"
 UNAWARE_PENALTY = ILLEGAL_OPTIONS["illegal_penalty"]  # --unaware-penalty: in points or chips
 
